@@ -1,0 +1,40 @@
+"""numba configuration, applied before any kernel is compiled.
+
+* ``NUMBA_CACHE_DIR``: a per-user cache folder, so read-only installs and frozen builds can
+  cache compiled kernels (the default writes next to the source, which fails there).
+* threading layer: numba's default ``workqueue`` layer aborts the process when two threads
+  call parallel kernels at once (the GUI runs the solver in a worker thread, sweeps may run
+  more); prefer the thread-safe OpenMP layer when libgomp is present. Users can override both
+  with the usual environment variables.
+"""
+
+from __future__ import annotations
+
+import ctypes.util
+import os
+import sys
+from pathlib import Path
+
+
+def _user_cache_dir() -> Path:
+    if sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA", Path.home() / "AppData" / "Local"))
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Caches"
+    else:
+        base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    return base / "mvc-studio" / "numba"
+
+
+if "NUMBA_CACHE_DIR" not in os.environ:
+    os.environ["NUMBA_CACHE_DIR"] = str(_user_cache_dir())
+
+if "NUMBA_THREADING_LAYER" not in os.environ and ctypes.util.find_library("gomp"):
+    os.environ["NUMBA_THREADING_LAYER"] = "omp"
+
+from numba import njit  # noqa: E402
+
+JIT = {"nogil": True, "cache": True, "fastmath": False}
+PARALLEL_JIT = {"nogil": True, "cache": True, "parallel": True, "fastmath": False}
+
+__all__ = ["JIT", "PARALLEL_JIT", "njit"]

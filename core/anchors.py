@@ -1,0 +1,136 @@
+"""Anchor selection: k-means++ seeding, BKHK balanced hierarchical 2-means, random samples.
+
+BKHK works on several views at once without concatenating them (which would double the
+memory): every per-row dot product and group mean is gathered per view by a kernel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from core.dataset import View
+from core.graphs import row_sq_norms
+from core.kernels.graph import gather_csr_dot, gather_csr_mean, gather_dense_dot, gather_dense_mean
+
+__all__ = ["bkhk_anchors", "bkhk_steps", "group_means", "kmeanspp_seeds", "random_anchors"]
+
+
+def _dot(x: View, rows: np.ndarray, w: np.ndarray) -> np.ndarray:
+    if sp.issparse(x):
+        return gather_csr_dot(x.indptr, x.indices, x.data, rows, w)
+    return gather_dense_dot(x, rows, w)
+
+
+def _mean(x: View, rows: np.ndarray) -> np.ndarray:
+    if sp.issparse(x):
+        return gather_csr_mean(x.indptr, x.indices, x.data, x.shape[1], rows)
+    return gather_dense_mean(x, rows)
+
+
+def _row(x: View, i: int) -> np.ndarray:
+    return x[i].toarray().ravel() if sp.issparse(x) else np.asarray(x[i], dtype=np.float64)
+
+
+def kmeanspp_seeds(
+    views: Sequence[View],
+    rows: np.ndarray,
+    k: int,
+    rng: np.random.Generator,
+    sq: Sequence[np.ndarray] | None = None,
+) -> np.ndarray:
+    """k-means++ seeding on the concatenated views restricted to ``rows``; returns row ids."""
+    sq = sq or [row_sq_norms(x) for x in views]
+    first = int(rows[rng.integers(rows.size)])
+    chosen = [first]
+    closest = np.full(rows.size, np.inf)
+    for _ in range(1, k):
+        c = chosen[-1]
+        d = np.zeros(rows.size)
+        for x, s in zip(views, sq, strict=True):
+            cx = _row(x, c)
+            d += s[rows] + s[c] - 2 * _dot(x, rows, cx)
+        closest = np.minimum(closest, np.maximum(d, 0))
+        total = closest.sum()
+        pick = rng.integers(rows.size) if total <= 0 else rng.choice(rows.size, p=closest / total)
+        chosen.append(int(rows[pick]))
+    return np.asarray(chosen)
+
+
+def _balanced_2means(
+    views: Sequence[View],
+    rows: np.ndarray,
+    rng: np.random.Generator,
+    sq: Sequence[np.ndarray],
+    max_iter: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Split rows into two halves (sizes floor(n/2), ceil(n/2)) by balanced 2-means."""
+    seeds = kmeanspp_seeds(views, rows, 2, rng, sq)
+    centers = [[_row(x, s) for x in views] for s in seeds]
+    half = rows.size // 2
+    order = None
+    for _ in range(max_iter):
+        q = np.zeros(rows.size)
+        for v, x in enumerate(views):
+            c0, c1 = centers[0][v], centers[1][v]
+            q += 2 * _dot(x, rows, c1 - c0) + c0 @ c0 - c1 @ c1
+        new = np.argsort(q, kind="stable")
+        if order is not None and np.array_equal(np.sort(new[:half]), np.sort(order[:half])):
+            break
+        order = new
+        g0, g1 = rows[order[:half]], rows[order[half:]]
+        centers = [[_mean(x, g0) for x in views], [_mean(x, g1) for x in views]]
+    assert order is not None
+    return rows[order[:half]], rows[order[half:]]
+
+
+def bkhk_steps(
+    views: Sequence[View], n_anchors: int, rng: np.random.Generator, max_iter: int = 100
+) -> Generator[float, None, tuple[list[np.ndarray], list[np.ndarray]]]:
+    """BKHK (FMDC spec §4.1): ``n_anchors`` = 2^p balanced groups; yields fraction done.
+
+    Returns (anchors per view, each m x d_v; the groups as row-index arrays).
+    """
+    n = views[0].shape[0]
+    levels = int(np.log2(n_anchors) + 0.5)
+    if 2**levels != n_anchors or n_anchors > n:
+        raise ValueError(f"n_anchors must be a power of 2 and <= n, got {n_anchors} (n={n})")
+    sq = [row_sq_norms(x) for x in views]
+    groups = [np.arange(n)]
+    done, total = 0, max(n_anchors - 1, 1)
+    for _ in range(levels):
+        new: list[np.ndarray] = []
+        for g in groups:
+            if g.size < 2:
+                new += [g, g]
+            else:
+                new += list(_balanced_2means(views, g, rng, sq, max_iter))
+            done += 1
+            yield done / total
+        groups = new
+    return group_means(views, groups), groups
+
+
+def bkhk_anchors(
+    views: Sequence[View], n_anchors: int, rng: np.random.Generator, max_iter: int = 100
+) -> list[np.ndarray]:
+    gen = bkhk_steps(views, n_anchors, rng, max_iter)
+    while True:
+        try:
+            next(gen)
+        except StopIteration as stop:
+            return stop.value[0]
+
+
+def group_means(views: Sequence[View], groups: Sequence[np.ndarray]) -> list[np.ndarray]:
+    return [np.vstack([_mean(x, g) for g in groups]) for x in views]
+
+
+def random_anchors(
+    views: Sequence[View], n_anchors: int, rng: np.random.Generator
+) -> tuple[list[np.ndarray], np.ndarray]:
+    """n_anchors distinct samples chosen uniformly; returns per-view anchors and row ids."""
+    rows = np.sort(rng.choice(views[0].shape[0], size=n_anchors, replace=False))
+    return [x[rows].toarray() if sp.issparse(x) else x[rows].copy() for x in views], rows

@@ -1,0 +1,217 @@
+"""The multi-view data model and its validation.
+
+A :class:`MultiViewDataset` holds V views of the same n samples, each an ``n x d_v`` matrix
+(dense float64 or CSR sparse), optional integer labels and names. Every loader returns one
+and every solver validates its input through :func:`check_views`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["DataError", "MultiViewDataset", "View", "check_views", "encode_labels"]
+
+View = np.ndarray | sp.csr_matrix
+
+
+class DataError(ValueError):
+    """Input data that cannot be used, with a message that says what and where."""
+
+
+def encode_labels(labels: Sequence[object] | np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """Map arbitrary labels to ``0..c-1`` and return the codes and the class names."""
+    arr = np.asarray(labels).ravel()
+    classes, codes = np.unique(arr, return_inverse=True)
+    return codes.astype(np.int64), [_class_name(c) for c in classes]
+
+
+def _class_name(value: object) -> str:
+    if isinstance(value, float | np.floating) and float(value).is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _as_view(x: object, index: int, copy: bool) -> View:
+    if sp.issparse(x):
+        out = sp.csr_matrix(x, dtype=np.float64, copy=copy)
+        out.sum_duplicates()
+        out.sort_indices()
+        return out
+    arr = np.array(x, dtype=np.float64, copy=copy)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2:
+        raise DataError(f"view {index + 1}: expected a 2-D matrix, got shape {arr.shape}")
+    return np.ascontiguousarray(arr)
+
+
+def _finite_problem(view: View, index: int) -> str | None:
+    data = view.data if sp.issparse(view) else view
+    bad = ~np.isfinite(data)
+    if not bad.any():
+        return None
+    count = int(bad.sum())
+    if sp.issparse(view):
+        rows = np.repeat(np.arange(view.shape[0]), np.diff(view.indptr))
+        pos = np.flatnonzero(bad)[0]
+        r, c = int(rows[pos]), int(view.indices[pos])
+    else:
+        r, c = (int(i) for i in np.argwhere(bad)[0])
+    kind = "NaN" if np.isnan(data[bad]).any() else "Inf"
+    return (
+        f"view {index + 1} has {count} non-finite value(s) ({kind}), first at row {r}, column {c}"
+    )
+
+
+def check_views(
+    views: Sequence[object], n_clusters: int | None = None, *, copy: bool = False
+) -> list[View]:
+    """Validate views and return them as float64 (dense C-contiguous or sorted CSR).
+
+    Raises :class:`DataError` with a specific message for: no views, a non-2-D view, an
+    empty view, different sample counts, NaN/Inf (with the first position), a single
+    sample, or fewer samples than clusters. The inputs are never modified.
+    """
+    if isinstance(views, MultiViewDataset):
+        views = views.views
+    if views is None or len(views) == 0:
+        raise DataError("no views given: a multi-view dataset needs at least one view")
+    out = [_as_view(v, i, copy) for i, v in enumerate(views)]
+    counts = [v.shape[0] for v in out]
+    if len(set(counts)) > 1:
+        detail = ", ".join(f"view {i + 1}: {c}" for i, c in enumerate(counts))
+        raise DataError(f"views have different numbers of samples ({detail})")
+    for i, v in enumerate(out):
+        if v.shape[1] == 0:
+            raise DataError(f"view {i + 1} is empty: it has no features")
+        problem = _finite_problem(v, i)
+        if problem:
+            raise DataError(problem)
+    n = counts[0]
+    if n < 2:
+        raise DataError(f"only {n} sample(s): clustering needs at least 2")
+    if n_clusters is not None and n < n_clusters:
+        raise DataError(f"{n} samples are fewer than the {n_clusters} clusters asked for")
+    return out
+
+
+@dataclass(frozen=True)
+class MultiViewDataset:
+    """V views of the same n samples, with optional ground-truth labels.
+
+    Attributes
+    ----------
+    views : list of (n, d_v) arrays, dense float64 or CSR.
+    labels : (n,) int array with values 0..c-1, or None.
+    view_names, class_names : display names.
+    name : short dataset name; source : where it came from (path or "demo:...").
+    warnings : problems found and worked around while loading (shown to the user).
+    """
+
+    views: list[View]
+    labels: np.ndarray | None = None
+    view_names: list[str] = field(default_factory=list)
+    class_names: list[str] = field(default_factory=list)
+    name: str = "dataset"
+    source: str = ""
+    warnings: list[str] = field(default_factory=list)
+    meta: dict[str, object] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        views = check_views(self.views)
+        object.__setattr__(self, "views", views)
+        n = views[0].shape[0]
+        if self.labels is not None:
+            labels = np.asarray(self.labels).ravel()
+            if labels.shape[0] != n:
+                raise DataError(f"{labels.shape[0]} labels for {n} samples")
+            if labels.dtype.kind not in "iu" or labels.min() < 0:
+                labels, names = encode_labels(labels)
+                if not self.class_names:
+                    object.__setattr__(self, "class_names", names)
+            object.__setattr__(self, "labels", labels.astype(np.int64))
+            if not self.class_names:
+                k = int(labels.max()) + 1
+                object.__setattr__(self, "class_names", [str(i) for i in range(k)])
+        if not self.view_names:
+            object.__setattr__(self, "view_names", [f"view {i + 1}" for i in range(len(views))])
+        elif len(self.view_names) != len(views):
+            raise DataError(f"{len(self.view_names)} view names for {len(views)} views")
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.views[0].shape[0])
+
+    @property
+    def n_views(self) -> int:
+        return len(self.views)
+
+    @property
+    def n_classes(self) -> int | None:
+        return None if self.labels is None else int(np.unique(self.labels).size)
+
+    @property
+    def dims(self) -> list[int]:
+        return [int(v.shape[1]) for v in self.views]
+
+    def select_views(self, indices: Sequence[int]) -> MultiViewDataset:
+        """A dataset with only the given views (in that order)."""
+        idx = list(indices)
+        if not idx:
+            raise DataError("select at least one view")
+        return replace(
+            self,
+            views=[self.views[i] for i in idx],
+            view_names=[self.view_names[i] for i in idx],
+        )
+
+    def summary(self) -> dict[str, object]:
+        """Per-view facts for `mvc info` and the dataset panel."""
+        rows = []
+        for name, v in zip(self.view_names, self.views, strict=True):
+            rows.append(view_summary(name, v))
+        counts = None
+        if self.labels is not None:
+            counts = np.bincount(self.labels).tolist()
+        return {
+            "name": self.name,
+            "source": self.source,
+            "n_samples": self.n_samples,
+            "views": rows,
+            "classes": self.class_names if self.labels is not None else None,
+            "class_counts": counts,
+            "warnings": list(self.warnings),
+            "meta": dict(self.meta),
+        }
+
+
+def view_summary(name: str, v: View) -> dict[str, object]:
+    """Shape, storage, sparsity, all-zero rows and value range of one view."""
+    n, d = v.shape
+    if sp.issparse(v):
+        nnz = int(v.nnz)
+        row_nnz = np.diff(v.indptr)
+        zero_rows = int(np.count_nonzero(row_nnz == 0))
+        data = v.data
+        lo = float(min(data.min(), 0.0)) if nnz and nnz < n * d else float(data.min() if nnz else 0)
+        hi = float(max(data.max(), 0.0)) if nnz and nnz < n * d else float(data.max() if nnz else 0)
+        storage = "sparse"
+    else:
+        nnz = int(np.count_nonzero(v))
+        zero_rows = int(np.count_nonzero(~v.any(axis=1)))
+        lo, hi = float(v.min()), float(v.max())
+        storage = "dense"
+    return {
+        "name": name,
+        "shape": [int(n), int(d)],
+        "storage": storage,
+        "density": nnz / float(n * d),
+        "zero_rows": zero_rows,
+        "min": lo,
+        "max": hi,
+        "integer_valued": bool(np.all(np.mod(v.data if sp.issparse(v) else v, 1) == 0)),
+    }

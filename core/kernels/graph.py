@@ -1,0 +1,124 @@
+"""Kernels for anchor graphs: top-(k+1) selection with PKN weights, gathered row products."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from core._numba import JIT, PARALLEL_JIT, njit
+
+
+@njit(**JIT)
+def _insert_smallest(dist: np.ndarray, idx: np.ndarray, size: int, d: float, j: int) -> int:
+    """Insert (d, j) into the ascending list dist/idx of current length size (capacity len).
+
+    Equal distances keep the earlier (smaller) index first, as a stable sort would.
+    """
+    cap = dist.shape[0]
+    if size == cap:
+        if d >= dist[cap - 1]:
+            return size
+        pos = cap - 1
+    else:
+        pos = size
+        size += 1
+    while pos > 0 and dist[pos - 1] > d:
+        dist[pos] = dist[pos - 1]
+        idx[pos] = idx[pos - 1]
+        pos -= 1
+    dist[pos] = d
+    idx[pos] = j
+    return size
+
+
+@njit(**PARALLEL_JIT)
+def pkn_rows(
+    gram: np.ndarray, row_sq: np.ndarray, anchor_sq: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Parameter-free k-NN weights for a block of rows (common spec §4).
+
+    gram[i, j] = x_i . u_j; squared distances are row_sq[i] + anchor_sq[j] - 2 gram[i, j],
+    clipped at 0. Returns (indices, weights), both (b, k): the k nearest anchors in order
+    and their weights (d_(k+1) - d_j) / sum_h (d_(k+1) - d_h), or 1/k when that sum is 0.
+    """
+    b, m = gram.shape
+    out_idx = np.empty((b, k), dtype=np.int64)
+    out_w = np.empty((b, k), dtype=np.float64)
+    for i in prange(b):
+        dist = np.empty(k + 1, dtype=np.float64)
+        idx = np.empty(k + 1, dtype=np.int64)
+        size = 0
+        for j in range(m):
+            d = row_sq[i] + anchor_sq[j] - 2.0 * gram[i, j]
+            if d < 0.0:
+                d = 0.0
+            size = _insert_smallest(dist, idx, size, d, j)
+        ref = dist[k]
+        den = 0.0
+        for h in range(k):
+            den += ref - dist[h]
+        scale = max(ref, 1e-300)
+        for h in range(k):
+            out_idx[i, h] = idx[h]
+            if den > 1e-12 * scale:
+                out_w[i, h] = (ref - dist[h]) / den
+            else:
+                out_w[i, h] = 1.0 / k
+    return out_idx, out_w
+
+
+@njit(**PARALLEL_JIT)
+def gather_dense_dot(x: np.ndarray, rows: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """out[t] = x[rows[t]] . w without copying the gathered rows."""
+    out = np.empty(rows.shape[0], dtype=np.float64)
+    d = x.shape[1]
+    for t in prange(rows.shape[0]):
+        r = rows[t]
+        s = 0.0
+        for j in range(d):
+            s += x[r, j] * w[j]
+        out[t] = s
+    return out
+
+
+@njit(**JIT)
+def gather_csr_dot(
+    indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, rows: np.ndarray, w: np.ndarray
+) -> np.ndarray:
+    """Sparse twin of gather_dense_dot for a CSR matrix given by its arrays."""
+    out = np.empty(rows.shape[0], dtype=np.float64)
+    for t in range(rows.shape[0]):
+        r = rows[t]
+        s = 0.0
+        for p in range(indptr[r], indptr[r + 1]):
+            s += data[p] * w[indices[p]]
+        out[t] = s
+    return out
+
+
+@njit(**JIT)
+def gather_dense_mean(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Mean of the gathered rows x[rows] (rows non-empty)."""
+    d = x.shape[1]
+    out = np.zeros(d, dtype=np.float64)
+    for t in range(rows.shape[0]):
+        r = rows[t]
+        for j in range(d):
+            out[j] += x[r, j]
+    return out / rows.shape[0]
+
+
+@njit(**JIT)
+def gather_csr_mean(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    data: np.ndarray,
+    n_cols: int,
+    rows: np.ndarray,
+) -> np.ndarray:
+    out = np.zeros(n_cols, dtype=np.float64)
+    for t in range(rows.shape[0]):
+        r = rows[t]
+        for p in range(indptr[r], indptr[r + 1]):
+            out[indices[p]] += data[p]
+    return out / rows.shape[0]
