@@ -38,10 +38,11 @@ def _class_name(value: object) -> str:
 def _as_view(x: object, index: int, copy: bool) -> View:
     if sp.issparse(x):
         out = sp.csr_matrix(x, dtype=np.float64, copy=copy)
-        out.sum_duplicates()
-        out.sort_indices()
+        if not out.has_canonical_format:
+            out = out.copy() if out is x else out  # never reorder the caller's matrix
+            out.sum_duplicates()
         return out
-    arr = np.array(x, dtype=np.float64, copy=copy)
+    arr = np.array(x, dtype=np.float64, copy=True if copy else None)
     if arr.ndim == 1:
         arr = arr[:, None]
     if arr.ndim != 2:
@@ -129,7 +130,10 @@ class MultiViewDataset:
             labels = np.asarray(self.labels).ravel()
             if labels.shape[0] != n:
                 raise DataError(f"{labels.shape[0]} labels for {n} samples")
-            if labels.dtype.kind not in "iu" or labels.min() < 0:
+            exact = labels.dtype.kind in "iu" and np.array_equal(
+                np.unique(labels), np.arange(int(labels.max()) + 1)
+            )
+            if not exact:
                 labels, names = encode_labels(labels)
                 if not self.class_names:
                     object.__setattr__(self, "class_names", names)

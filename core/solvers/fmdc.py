@@ -201,8 +201,9 @@ class FMDC(BaseSolver):
         yield rep.stage("init", 0.95, "initial labels")
         n_init = self.n_init or (1 if self.init == "anchor_spectral" else 10)
         best: tuple | None = None
+        embedding = None
         for r in range(n_init):
-            labels0 = self._initial_labels(zhats, c, rng, r)
+            labels0, embedding = self._initial_labels(zhats, c, rng, r, embedding)
             run = yield from self._optimise(zhats, gram, labels0, rep, restart=r)
             if best is None or run[1][-1] < best[1][-1] - 1e-12:
                 best = run
@@ -221,16 +222,20 @@ class FMDC(BaseSolver):
         )
 
     def _initial_labels(
-        self, zhats: list[sp.csr_matrix], c: int, rng: dict, restart: int
-    ) -> np.ndarray:
+        self, zhats: list[sp.csr_matrix], c: int, rng: dict, restart: int, embedding
+    ) -> tuple[np.ndarray, np.ndarray | None]:
         n = zhats[0].shape[0]
         if self.init == "random":
-            g = np.random.default_rng(rng["restarts"].integers(2**63) + restart)
-            labels = g.permutation(np.arange(n) % c)
-        else:
-            f = stacked_anchor_embedding(zhats, [1.0 / len(zhats)] * len(zhats), c, rng["svds_v0"])
-            labels = kmeans_labels(f, c, rng["init"], n_init=10)
-        return balance_empty_clusters(labels, c)
+            labels = rng["restarts"].permutation(np.arange(n) % c)
+            return balance_empty_clusters(labels, c), None
+        if embedding is None:
+            w = [1.0 / len(zhats)] * len(zhats)
+            embedding = stacked_anchor_embedding(zhats, w, c, rng["svds_v0"])
+        # restart 0: best of 10 k-means runs; later restarts: single runs with their own
+        # seeds, so that restarts explore different starts (the lowest objective wins).
+        g = rng["init"] if restart == 0 else rng["restarts"]
+        labels = kmeans_labels(embedding, c, g, n_init=10 if restart == 0 else 1)
+        return balance_empty_clusters(labels, c), embedding
 
     def _optimise(
         self, zhats, gram, labels, rep: Reporter, restart: int
