@@ -16,8 +16,8 @@ import time
 from datetime import date
 
 import numpy as np
-
 from _common import DOCS, cases_module, datasets_dir, git_rev, machine
+
 from core.io import load_dataset
 from core.metrics import all_metrics
 from core.preprocessing import preprocess
@@ -84,9 +84,10 @@ def main() -> int:
         f"--seeds {args.seeds}`  ",
         f"Run {date.today()} on {machine()}, commit {git_rev()}.",
         "",
-        "Mean ± std over seeds 0..{} (honest protocol: one run per seed, no selection by "
-        "labels); 'paper protocol' is the paper's own reporting rule where it differs "
-        "(see the note). Paper numbers as printed.".format(args.seeds - 1),
+        f"Mean ± std over seeds 0..{args.seeds - 1} (honest protocol: one run per seed, "
+        "no selection by labels); 'paper protocol' is the paper's own reporting rule "
+        "where it differs "
+        "(see the note). Paper numbers as printed.",
         "",
         "| case | n / dims | preprocessing | ACC | NMI | purity | time (s) | paper protocol ACC "
         "| paper ACC / NMI / purity | note |",
