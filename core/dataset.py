@@ -39,7 +39,7 @@ def _as_view(x: object, index: int, copy: bool) -> View:
     if sp.issparse(x):
         out = sp.csr_matrix(x, dtype=np.float64, copy=copy)
         if not out.has_canonical_format:
-            out = out.copy() if out is x else out  # never reorder the caller's matrix
+            out = out.copy()  # it may share arrays with the caller's matrix: never reorder those
             out.sum_duplicates()
         return out
     arr = np.array(x, dtype=np.float64, copy=True if copy else None)

@@ -48,11 +48,16 @@ def pkn_rows(
         dist = np.empty(k + 1, dtype=np.float64)
         idx = np.empty(k + 1, dtype=np.int64)
         size = 0
+        worst = np.inf  # the current (k+1)-th smallest: most entries fail this one test
+        base = row_sq[i]
         for j in range(m):
-            d = row_sq[i] + anchor_sq[j] - 2.0 * gram[i, j]
+            d = base + anchor_sq[j] - 2.0 * gram[i, j]
             if d < 0.0:
                 d = 0.0
-            size = _insert_smallest(dist, idx, size, d, j)
+            if size <= k or d < worst:
+                size = _insert_smallest(dist, idx, size, d, j)
+                if size == k + 1:
+                    worst = dist[k]
         ref = dist[k]
         den = 0.0
         for h in range(k):
@@ -67,12 +72,17 @@ def pkn_rows(
     return out_idx, out_w
 
 
-@njit(**PARALLEL_JIT)
+@njit(**JIT)
 def gather_dense_dot(x: np.ndarray, rows: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """out[t] = x[rows[t]] . w without copying the gathered rows."""
+    """out[t] = x[rows[t]] . w without copying the gathered rows.
+
+    Serial on purpose: BKHK calls it thousands of times on small groups, where a parallel
+    region's start-up and barrier cost dominated (25x slower on a busy 2-core machine), and
+    the large calls are memory-bound.
+    """
     out = np.empty(rows.shape[0], dtype=np.float64)
     d = x.shape[1]
-    for t in prange(rows.shape[0]):
+    for t in range(rows.shape[0]):
         r = rows[t]
         s = 0.0
         for j in range(d):

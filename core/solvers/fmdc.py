@@ -127,6 +127,16 @@ class FMDC(BaseSolver):
             advanced=True,
         ),
         Param(
+            "bkhk_space",
+            "choice",
+            "auto",
+            "Where BKHK forms its balanced groups: the full features, or a 128-dim random "
+            "projection (one pass over the data; anchors are still means of the original "
+            "features). Automatic: the projection above 5e7 stored values.",
+            choices=("auto", "full", "sketch"),
+            advanced=True,
+        ),
+        Param(
             "alpha_solver",
             "choice",
             "exact_qp",
@@ -147,6 +157,7 @@ class FMDC(BaseSolver):
         tol: float = 1e-10,
         init: str = "anchor_spectral",
         n_init: int | None = None,
+        bkhk_space: str = "auto",
         alpha_solver: str = "exact_qp",
         random_state: int | None = 0,
     ) -> None:
@@ -157,6 +168,7 @@ class FMDC(BaseSolver):
         self.tol = tol
         self.init = init
         self.n_init = n_init
+        self.bkhk_space = bkhk_space
         self.alpha_solver = alpha_solver
         self.random_state = random_state
 
@@ -183,7 +195,12 @@ class FMDC(BaseSolver):
         msg = f"BKHK: {m} anchors" + (f" (asked {self.n_anchors})" if self.n_anchors else "")
         yield rep.stage("anchors", 0.0, msg)
         anchors, _ = yield from _forward(
-            bkhk_steps(views, m, rng["anchors"]), rep, "anchors", 0.0, 0.4, msg
+            bkhk_steps(views, m, rng["anchors"], space=self.bkhk_space),
+            rep,
+            "anchors",
+            0.0,
+            0.4,
+            msg,
         )
         graphs = []
         for i, x in enumerate(views):

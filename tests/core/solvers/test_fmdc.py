@@ -106,3 +106,21 @@ def test_alm_matches_exact_qp_on_random_problems():
         gram, lin = a.T @ a, g.normal(size=v) * 3
         alm, exact = solve_view_weights(gram, lin, "alm"), simplex_qp(gram, lin)
         assert alm @ gram @ alm - lin @ alm <= exact @ gram @ exact - lin @ exact + 1e-9
+
+
+def test_sketched_bkhk_gives_balanced_groups_and_equal_quality():
+    from core.anchors import bkhk_steps
+    from core.demo import make_synthetic
+
+    ds = make_synthetic(4000, (40, 60), 5, seed=2)
+    gen = bkhk_steps(ds.views, 64, np.random.default_rng(0), space="sketch")
+    try:
+        while True:
+            next(gen)
+    except StopIteration as stop:
+        anchors, groups = stop.value
+    assert sorted({g.size for g in groups}) == [62, 63]  # balanced halves down the tree
+    np.testing.assert_allclose(anchors[0][0], ds.views[0][groups[0]].mean(0))
+    full = FMDC(5, n_anchors=64, bkhk_space="full").fit(ds.views)
+    sketch = FMDC(5, n_anchors=64, bkhk_space="sketch").fit(ds.views)
+    assert accuracy(ds.labels, sketch.labels_) >= accuracy(ds.labels, full.labels_) - 0.02
