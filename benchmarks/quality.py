@@ -16,8 +16,8 @@ import time
 from datetime import date
 
 import numpy as np
-from _common import DOCS, cases_module, datasets_dir, git_rev, machine
 
+from _common import DOCS, cases_module, datasets_dir, git_rev, machine
 from core.io import load_dataset
 from core.metrics import all_metrics
 from core.preprocessing import preprocess

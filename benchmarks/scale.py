@@ -20,6 +20,7 @@ import time
 from datetime import date
 
 import numpy as np
+
 from _common import DOCS, ROOT, cases_module, git_rev, machine
 
 DIMS = (100, 300, 600)

@@ -292,7 +292,9 @@ def assemble_dataset(
     out: list[object] = []
     transposed: list[str] = []
     square: list[str] = []
+    dtypes: list[str] = []
     for i, raw in enumerate(views):
+        dtypes.append(str(getattr(raw.data, "dtype", "")) or type(raw.data).__name__)
         x = _to_float(raw.data, raw.where)
         if x.ndim == 1:
             x = x.reshape(-1, 1)
@@ -347,6 +349,7 @@ def assemble_dataset(
         name=name,
         source=source,
         warnings=notes,
+        meta={"dtypes": dtypes, "label_variable": label_where.removeprefix("from ")},
     )
 
 

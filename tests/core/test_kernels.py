@@ -7,11 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import naive
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import naive
 from core.kernels.fmdc import fmdc_sweep
 from core.kernels.graph import (
     gather_csr_dot,

@@ -6,10 +6,10 @@ import pickle
 
 import numpy as np
 import pytest
-from conftest import make_blobs_views
 from sklearn.base import clone
 from sklearn.metrics import adjusted_rand_score
 
+from conftest import make_blobs_views
 from core.params import ParamError
 from core.solvers import REGISTRY
 from core.solvers.base import IterationState

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import make_blobs_views
 
+from conftest import make_blobs_views
 from core.fmdc_steps import cross_gram, fmdc_objective_terms, solve_view_weights
 from core.graphs import normalize_anchor_graph
 from core.metrics import accuracy
