@@ -1,0 +1,76 @@
+"""ALPC quality cases: the datasets of the ALPC paper that are here, with the authors' demo
+parameters where they exist.
+
+``paper_protocol`` is the authors' reporting rule (``measure/myNMIACCwithmean.m``, common
+spec §8): 10 k-means runs, each the best of 20 replicates started from random samples
+(litekmeans 'sample'), on the row-normalised Zᵀ, and the **per-metric maximum** over the 10
+runs. The honest numbers (mean ± std over seeds, one k-means with 20 inits per seed) are
+what the harness reports next to it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.cluster import KMeans
+from threadpoolctl import threadpool_limits
+
+from core.linalg import row_normalize
+from core.metrics import all_metrics
+
+CASES = [
+    {
+        "dataset": "BBCSport.mat",
+        "preprocess": "none",
+        "params": {"anchors_per_cluster": 15, "lambda1": 90.0, "lambda2": 0.1},
+        "paper": {"acc": 0.9512, "nmi": 0.8410, "purity": 0.9512},
+        "note": "authors' demo file and parameters, raw counts; paper protocol = per-metric "
+        "max of 10 k-means (demo comment 0.9567)",
+    },
+    {
+        "dataset": "Wiki_fea.mat",
+        "preprocess": "none",
+        "params": {"anchors_per_cluster": 8, "lambda1": 1e4, "lambda2": 0.1},
+        "paper": {"acc": 0.6040, "nmi": 0.5514, "purity": 0.6399},
+        "note": "authors' demo file and parameters; paper protocol = per-metric max of 10 "
+        "k-means (demo comment 0.6043)",
+    },
+    {
+        "dataset": "MSRC-v1_5view.mat",
+        "label": "MSRC-v1 (4 views)",
+        "views": [0, 2, 3, 4],
+        "preprocess": "zscore",
+        "params": {"anchors_per_cluster": 10, "lambda1": 1e4, "lambda2": 0.1},
+        "paper": {"acc": 0.8819, "nmi": 0.7758, "purity": 0.8819},
+        "note": "paper's 4 views 24/512/256/254 (576-dim view dropped), z-scored; no demo "
+        "parameters published: m=10, λ1=1e4, λ2=0.1 fixed a priori, not tuned",
+    },
+    {
+        "dataset": "MSRC-v1_5view.mat",
+        "label": "MSRC-v1 (5 views)",
+        "preprocess": "zscore",
+        "params": {"anchors_per_cluster": 10, "lambda1": 1e4, "lambda2": 0.1},
+        "paper": {"acc": 0.8819, "nmi": 0.7758, "purity": 0.8819},
+        "note": "all 5 views (not the paper's variant), z-scored",
+    },
+]
+
+SCALE_PARAMS = {"anchors_per_cluster": 10, "lambda1": 100.0, "lambda2": 0.1}
+
+
+def paper_protocol(solver, labels_true: np.ndarray, seed: int) -> dict[str, float]:
+    """Per-metric maximum over 10 k-means runs (20 replicates each) on row-normalised Zᵀ."""
+    f = row_normalize(np.asarray(solver.anchor_graph_))
+    rng = np.random.default_rng(seed)
+    best: dict[str, float] = {}
+    with threadpool_limits(1):
+        for _ in range(10):
+            km = KMeans(
+                solver.n_clusters,
+                init="random",
+                n_init=20,
+                max_iter=100,
+                random_state=int(rng.integers(2**31 - 1)),
+            )
+            for key, val in all_metrics(labels_true, km.fit_predict(f)).items():
+                best[key] = max(best.get(key, -np.inf), val)
+    return best
