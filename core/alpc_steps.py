@@ -337,20 +337,38 @@ def objective_terms(
 
 
 def kmeans_restarts_steps(
-    f: np.ndarray, c: int, rng: np.random.Generator, n_init: int, init: str = "k-means++"
+    f: np.ndarray,
+    c: int,
+    rng: np.random.Generator,
+    n_init: int,
+    init: str = "k-means++",
+    subsample: int = 20_000,
 ) -> Generator[float, None, tuple[np.ndarray, float]]:
     """``n_init`` seeded single k-means runs (lowest inertia wins), yielding the fraction done
     between runs so a consumer can cancel; ``f`` should already be row-normalised.
 
     k-means++ (common spec §7); ``init="random"`` starts from c random samples, as the
     authors' litekmeans (used by the paper-protocol benchmarks). BBCSport: random starts
-    gave ACC 0.927 ± 0.021 over 10 seeds against 0.936 ± 0.004 with k-means++."""
-    best_labels, best_inertia = None, np.inf
+    gave ACC 0.927 ± 0.021 over 10 seeds against 0.936 ± 0.004 with k-means++.
+
+    Above ``subsample`` rows the restarts run on a random subsample of that size and the
+    best centres are refined by one Lloyd run on all rows: restarts on poorly separated
+    embeddings need 100+ Lloyd iterations each, which made ALPC's k-means 53 s of 68 s at
+    n = 100k (time ratio 100k/10k: 41). Below it nothing changes."""
+    n = f.shape[0]
+    sample = f if n <= subsample else f[np.sort(rng.choice(n, subsample, replace=False))]
+    best_labels, best_inertia, best_centers = None, np.inf, None
     for r in range(n_init):
         km = KMeans(c, init=init, n_init=1, max_iter=100, random_state=int(rng.integers(2**31 - 1)))
         with _CTL.limit(limits=1):  # OpenMP + BLAS: see blas_single
-            labels = km.fit_predict(f)
+            labels = km.fit_predict(sample)
         if best_labels is None or km.inertia_ < best_inertia * (1 - 1e-12):
-            best_labels, best_inertia = labels, km.inertia_
-        yield (r + 1) / n_init
+            best_labels, best_inertia, best_centers = labels, km.inertia_, km.cluster_centers_
+        yield (r + 1) / (n_init + (n > subsample))
+    if n > subsample:
+        km = KMeans(c, init=best_centers, n_init=1, max_iter=100)
+        with _CTL.limit(limits=1):
+            best_labels = km.fit_predict(f)
+        best_inertia = km.inertia_
+        yield 1.0
     return np.asarray(best_labels, dtype=np.int64), float(best_inertia)
