@@ -5,12 +5,14 @@ from core.solvers.base import REGISTRY, BaseSolver, IterationState
 from core.solvers.baselines import AnchorSpectralSingleView, KMeansConcat
 from core.solvers.fmdc import FMDC
 from core.solvers.mvsc_hfd import MVSCHFD
+from core.solvers.rgmvc import RGMVC
 
 __all__ = [
     "ALPC",
     "FMDC",
     "MVSCHFD",
     "REGISTRY",
+    "RGMVC",
     "AnchorSpectralSingleView",
     "BaseSolver",
     "IterationState",

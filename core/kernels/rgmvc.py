@@ -1,0 +1,403 @@
+"""numba kernels of RG-MVC (spec rgmvc.md §4, §12): the consensus-graph solve and the
+blockwise passes that build the kernel statistics without an n x n matrix.
+
+Notation: ``a = A_γ / 2`` with ``A_γ = Σ_p γ_p² K_p``; each row ``i`` of G is the Euclidean
+projection of ``a[i, j≠i]`` onto the simplex, ``G_ij = max(a_ij − θ_i, 0)``. The threshold
+``θ_i`` always lies in ``[max_j a_ij − 1, max_j a_ij)``, so only entries above
+``max − 1`` are sorted: exact, and far cheaper than sorting the whole row.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import prange
+
+from core._numba import JIT, PARALLEL_JIT, njit
+
+
+@njit(**JIT)
+def simplex_threshold(v: np.ndarray, m: int, skip: int, buf: np.ndarray) -> float:
+    """θ with Σ_{k<m, k≠skip} max(v_k − θ, 0) = 1.
+
+    Michelot's algorithm on the entries above ``max − 1`` (a superset of the support):
+    θ = (Σ kept − 1)/#kept, drop entries <= θ, repeat until nothing drops. Exact, O(m) per
+    round, and the final sum runs in index order (the dense and sparse paths agree).
+    """
+    vmax = -np.inf
+    for k in range(m):
+        if k != skip and v[k] > vmax:
+            vmax = v[k]
+    lo = vmax - 1.0
+    cnt = 0
+    s = 0.0
+    for k in range(m):
+        if k != skip and v[k] > lo:
+            buf[cnt] = v[k]
+            cnt += 1
+            s += v[k]
+    theta = (s - 1.0) / cnt
+    while True:
+        kept = 0
+        s = 0.0
+        for h in range(cnt):
+            if buf[h] > theta:
+                buf[kept] = buf[h]
+                kept += 1
+                s += buf[h]
+        if kept == cnt:
+            return theta
+        cnt = kept
+        theta = (s - 1.0) / cnt
+
+
+@njit(**PARALLEL_JIT)
+def dense_graph_solve(
+    ks: np.ndarray, g2: np.ndarray, out: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """G(γ) for full kernels ks (V x n x n), g2 = γ²; G is written into out (n x n).
+
+    Returns per-row objective terms ``Σ_j A_ij G_ij − G_ij²`` and per-row traces
+    ``Σ_j K_p[i, j] G_ij`` (n x V); the caller sums them in a fixed order.
+    """
+    nv, n = ks.shape[0], ks.shape[1]
+    row_f = np.empty(n, dtype=np.float64)
+    row_tr = np.empty((n, nv), dtype=np.float64)
+    for i in prange(n):
+        a = np.empty(n, dtype=np.float64)
+        buf = np.empty(n, dtype=np.float64)
+        for j in range(n):
+            s = 0.0
+            for p in range(nv):
+                s += g2[p] * ks[p, i, j]
+            a[j] = 0.5 * s
+        theta = simplex_threshold(a, n, i, buf)
+        f = 0.0
+        tr = np.zeros(nv, dtype=np.float64)
+        for j in range(n):
+            gij = a[j] - theta
+            if j == i or gij <= 0.0:
+                out[i, j] = 0.0
+                continue
+            out[i, j] = gij
+            f += 2.0 * a[j] * gij - gij * gij
+            for p in range(nv):
+                tr[p] += ks[p, i, j] * gij
+        row_f[i] = f
+        for p in range(nv):
+            row_tr[i, p] = tr[p]
+    return row_f, row_tr
+
+
+CONE_DELTA = 0.5  # tilt of the V reference directions (see left_out_bound)
+
+
+@njit(**JIT)
+def left_out_bound(
+    bview: np.ndarray, bref: float, bdir: np.ndarray, wref: np.ndarray, g2: np.ndarray
+) -> float:
+    """Upper bound of A_ij(γ) = Σ_p γ_p² K_p[i, j] over the left-out j of a row.
+
+    Known for every left-out j: ``K_p[i, j] <= bview_p``, ``Σ_p wref_p K_p[i, j] <= bref``
+    and ``Σ_p wref_p ρ^k_p K_p[i, j] <= bdir_k`` for the tilted directions
+    ``ρ^k = (1 − δ)·1 + δV·e_k``. Any split ``γ² = Σ_k μ_k (wref ∘ ρ^k) + ν`` with μ, ν >= 0
+    bounds A by ``Σ_k μ_k bdir_k + Σ_p ν_p bview_p``. Two splits are tried:
+    ``μ_k = (ρ_k − (1 − δ) mean ρ)/(δV)`` with ρ = γ²/wref (exact, ν = 0, when every
+    ratio is at least (1 − δ) times the mean), and ``λ = min ρ`` on the reference itself
+    (``λ bref + Σ (γ² − λ wref) bview``). The smaller is returned.
+    """
+    if bref == -np.inf:
+        return -np.inf
+    nv = g2.shape[0]
+    rho = np.empty(nv, dtype=np.float64)
+    lam = np.inf
+    plain = 0.0
+    joint = 0.0
+    for p in range(nv):
+        rho[p] = g2[p] / wref[p]
+        lam = min(lam, rho[p])
+        plain += g2[p] * bview[p]
+        joint += wref[p] * bview[p]
+    best = plain - lam * max(joint - bref, 0.0)
+    mean = rho.sum() / nv
+    cone = 0.0
+    for k in range(nv):
+        mu = (rho[k] - (1.0 - CONE_DELTA) * mean) / (CONE_DELTA * nv)
+        if mu < 0.0:
+            return best
+        cone += mu * bdir[k]
+    return min(best, cone)
+
+
+@njit(**PARALLEL_JIT)
+def sparse_graph_solve(
+    indptr: np.ndarray,
+    vals: np.ndarray,
+    bview: np.ndarray,
+    bref: np.ndarray,
+    bdir: np.ndarray,
+    wref: np.ndarray,
+    g2: np.ndarray,
+    out: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """G(γ) restricted to candidate sets, with the exactness certificate.
+
+    Row i holds its candidates in ``indptr[i]:indptr[i+1]`` (ascending j) with
+    ``vals[t, p] = K_p[i, j_t]``; the left-out entries are bounded by
+    :func:`left_out_bound`. The row is exact iff that bound / 2 <= θ_i (every left-out
+    entry then gets G = 0); ``fail[i]`` flags rows that cannot be certified. G values are
+    written into out (aligned with vals).
+    """
+    n, nv = bview.shape
+    row_f = np.empty(n, dtype=np.float64)
+    row_tr = np.empty((n, nv), dtype=np.float64)
+    fail = np.zeros(n, dtype=np.bool_)
+    for i in prange(n):
+        s0, s1 = indptr[i], indptr[i + 1]
+        m = s1 - s0
+        a = np.empty(m, dtype=np.float64)
+        buf = np.empty(m, dtype=np.float64)
+        for t in range(m):
+            s = 0.0
+            for p in range(nv):
+                s += g2[p] * vals[s0 + t, p]
+            a[t] = 0.5 * s
+        theta = simplex_threshold(a, m, -1, buf)
+        bnd = 0.5 * left_out_bound(bview[i], bref[i], bdir[i], wref[i], g2)
+        # a small relative slack absorbs round-off: certification stays conservative
+        if bnd > theta - 1e-9 * (1.0 + abs(theta)):
+            fail[i] = True
+        f = 0.0
+        tr = np.zeros(nv, dtype=np.float64)
+        for t in range(m):
+            gij = a[t] - theta
+            if gij <= 0.0:
+                out[s0 + t] = 0.0
+                continue
+            out[s0 + t] = gij
+            f += 2.0 * a[t] * gij - gij * gij
+            for p in range(nv):
+                tr[p] += vals[s0 + t, p] * gij
+        row_f[i] = f
+        for p in range(nv):
+            row_tr[i, p] = tr[p]
+    return row_f, row_tr, fail
+
+
+@njit(**JIT)
+def _insert_largest(val: np.ndarray, idx: np.ndarray, size: int, x: float, j: int) -> int:
+    """Insert (x, j) into the descending list val/idx of length size; earlier j wins ties."""
+    cap = val.shape[0]
+    if size == cap:
+        if x <= val[cap - 1]:
+            return size
+        pos = cap - 1
+    else:
+        pos = size
+        size += 1
+    while pos > 0 and val[pos - 1] < x:
+        val[pos] = val[pos - 1]
+        idx[pos] = idx[pos - 1]
+        pos -= 1
+    val[pos] = x
+    idx[pos] = j
+    return size
+
+
+@njit(**PARALLEL_JIT)
+def base_kernel_block(
+    gram: np.ndarray,
+    sq_blk: np.ndarray,
+    sq_all: np.ndarray,
+    row0: int,
+    kind: int,
+    inv2s2: float,
+) -> None:
+    """In place: gram (b x n, x_i . x_j) -> the base kernel K0 (kind 0: squared distance
+    clipped at 0 with a zero diagonal, i.e. not yet exponentiated; kind 1: Gaussian
+    exp(−d² inv2s2); kind 2: the dot product itself, for cosine kernels)."""
+    b, n = gram.shape
+    for r in prange(b):
+        i = row0 + r
+        if kind == 2:
+            continue
+        for j in range(n):
+            d2 = sq_blk[r] + sq_all[j] - 2.0 * gram[r, j]
+            if d2 < 0.0 or j == i:
+                d2 = 0.0
+            gram[r, j] = d2 if kind == 0 else math.exp(-d2 * inv2s2)
+
+
+@njit(**PARALLEL_JIT)
+def scan_block(
+    k0: np.ndarray, row0: int, sign: float, top_idx: np.ndarray, top_val: np.ndarray
+) -> np.ndarray:
+    """Per-row statistics of a base-kernel block and the top-L neighbours (self excluded).
+
+    Keeps the L largest ``sign * k0[r, j]`` (sign −1 on squared distances: the nearest)
+    in ``top_idx/top_val[row0 + r]``, descending. Returns (b x 5): Σ_j k0, Σ_j k0²,
+    Σ_{j≠i} sqrt(k0) (the distance sum when k0 holds d²), min_j k0, max_j k0.
+    """
+    b, n = k0.shape
+    big_l = top_idx.shape[1]
+    out = np.empty((b, 5), dtype=np.float64)
+    for r in prange(b):
+        i = row0 + r
+        val = np.empty(big_l, dtype=np.float64)
+        idx = np.empty(big_l, dtype=np.int64)
+        size = 0
+        s1 = 0.0
+        s2 = 0.0
+        sd = 0.0
+        lo = np.inf
+        hi = -np.inf
+        for j in range(n):
+            x = k0[r, j]
+            s1 += x
+            s2 += x * x
+            lo = min(lo, x)
+            hi = max(hi, x)
+            if j != i:
+                if sign < 0.0:
+                    sd += math.sqrt(x)
+                size = _insert_largest(val, idx, size, sign * x, j)
+        for h in range(size):
+            top_idx[i, h] = idx[h]
+            top_val[i, h] = sign * val[h]
+        out[r, 0] = s1
+        out[r, 1] = s2
+        out[r, 2] = sd
+        out[r, 3] = lo
+        out[r, 4] = hi
+    return out
+
+
+@njit(**PARALLEL_JIT)
+def sums_block(k0: np.ndarray) -> np.ndarray:
+    """Row sums and row sums of squares of a block (b x 2)."""
+    b, n = k0.shape
+    out = np.empty((b, 2), dtype=np.float64)
+    for r in prange(b):
+        s1 = 0.0
+        s2 = 0.0
+        for j in range(n):
+            x = k0[r, j]
+            s1 += x
+            s2 += x * x
+        out[r, 0] = s1
+        out[r, 1] = s2
+    return out
+
+
+@njit(**PARALLEL_JIT)
+def normalized_sums_block(
+    k0: np.ndarray, row0: int, lo: float, hi: float, diag: np.ndarray, bad: np.ndarray
+) -> np.ndarray:
+    """Exact row sums / sums of squares of K2 = knorm(clip(K0)) for a block (b x 2).
+
+    Same entry formula as the dense path: ``K1 = clip(K0, lo, hi)``,
+    ``K2_ij = K1_ij / sqrt(K1_ii K1_jj)``, rows/columns of bad diagonals 0, ``K2_ii = 1`` there.
+    """
+    b, n = k0.shape
+    out = np.empty((b, 2), dtype=np.float64)
+    for r in prange(b):
+        i = row0 + r
+        s1 = 0.0
+        s2 = 0.0
+        for j in range(n):
+            if bad[i] or bad[j]:
+                x = 1.0 if i == j else 0.0
+            else:
+                x = min(max(k0[r, j], lo), hi) / math.sqrt(diag[i] * diag[j])
+            s1 += x
+            s2 += x * x
+        out[r, 0] = s1
+        out[r, 1] = s2
+    return out
+
+
+@njit(**PARALLEL_JIT)
+def final_block(
+    k0: np.ndarray,
+    row0: int,
+    lo: float,
+    hi: float,
+    diag: np.ndarray,
+    bad: np.ndarray,
+    r: np.ndarray,
+    t: float,
+    scale: float,
+) -> None:
+    """In place: K0 block -> the model's K (same formula as ``KernelChain.final``)."""
+    b, n = k0.shape
+    for q in prange(b):
+        i = row0 + q
+        for j in range(n):
+            if bad[i] or bad[j]:
+                x = 1.0 if i == j else 0.0
+            else:
+                x = min(max(k0[q, j], lo), hi) / math.sqrt(diag[i] * diag[j])
+            x = x - (r[i] + r[j]) + t
+            if i == j:
+                x = x + 1e-12
+            k0[q, j] = x / scale
+
+
+@njit(**PARALLEL_JIT)
+def select_block(
+    kb: np.ndarray,
+    w: np.ndarray,
+    rows: np.ndarray,
+    big_l: int,
+    out_idx: np.ndarray,
+    out_val: np.ndarray,
+    out_bview: np.ndarray,
+    out_bref: np.ndarray,
+    out_bdir: np.ndarray,
+) -> None:
+    """Candidates of a block of rows from the final kernels kb (V x b x n).
+
+    Keeps the big_l largest ``Σ_p w_p K_p[i, j]`` (j ≠ i), stored in ascending j with their
+    per-view values; out_bview[q, p] = max K_p[i, j] and out_bref[q] = max Σ_p w_p K_p[i, j]
+    over the j left out (−inf when none is left out); out_bdir[q, k] the same for the
+    tilted weights ``w_p ((1 − δ) + δV [p = k])`` (see left_out_bound).
+    """
+    nv, b, n = kb.shape
+    for q in prange(b):
+        i = rows[q]
+        val = np.empty(big_l + 1, dtype=np.float64)
+        idx = np.empty(big_l + 1, dtype=np.int64)
+        size = 0
+        for j in range(n):
+            if j == i:
+                continue
+            s = 0.0
+            for p in range(nv):
+                s += w[p] * kb[p, q, j]
+            size = _insert_largest(val, idx, size, s, j)
+        chosen = np.sort(idx[: min(size, big_l)])
+        mark = np.zeros(n, dtype=np.bool_)
+        mark[i] = True
+        for h in range(chosen.shape[0]):
+            out_idx[q, h] = chosen[h]
+            mark[chosen[h]] = True
+            for p in range(nv):
+                out_val[q, h, p] = kb[p, q, chosen[h]]
+        out_bref[q] = val[big_l] if size > big_l else -np.inf
+        bv = np.full(nv, -np.inf)
+        bd = np.full(nv, -np.inf)
+        for j in range(n):
+            if mark[j]:
+                continue
+            s = 0.0
+            for p in range(nv):
+                x = kb[p, q, j]
+                bv[p] = max(bv[p], x)
+                s += w[p] * x
+            for k in range(nv):
+                y = (1.0 - CONE_DELTA) * s + CONE_DELTA * nv * w[k] * kb[k, q, j]
+                bd[k] = max(bd[k], y)
+        for p in range(nv):
+            out_bview[q, p] = bv[p]
+            out_bdir[q, p] = bd[p]

@@ -1,0 +1,336 @@
+"""RG-MVC base kernels (spec rgmvc.md §3): the builders and the authors' normalisation chain.
+
+Per view, ``K0`` is a Gaussian kernel ``exp(−‖x_i − x_j‖² / (2σ²))`` with
+``σ = bandwidth · mean_{i≠j} ‖x_i − x_j‖``, or a cosine kernel ``x̂_i · x̂_j`` (rows
+L2-normalised). The chain of ``Demo.m`` (§3.3) then gives the kernel ``K`` used by the model:
+
+1. ``K1 = clip(K0, μ − 4s, μ + 4s)`` (μ, s: mean and std, ddof=1, of all n² entries);
+2. ``K2_ij = K1_ij / sqrt(K1_ii K1_jj)``; rows/columns with ``K1_ii <= 0`` become 0, ``K2_ii = 1``;
+3. ``K3 = K2 − (r_i + r_j) + t + 1e-12 I`` with ``r`` the row means and ``t`` the mean of K2;
+4. ``K = K3 / std(K3)``.
+
+Everything after ``K0`` is a function of the entry and of a few per-view constants
+(:class:`KernelChain`). The dense path computes the n x n matrices; the sparse path obtains
+the same constants from one or two blockwise passes (plus a third in rare cases), keeping
+only each sample's L nearest neighbours, so memory stays O(n·L).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Generator
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from core.dataset import View
+from core.graphs import block_rows, row_sq_norms
+from core.kernels.rgmvc import (
+    base_kernel_block,
+    final_block,
+    normalized_sums_block,
+    scan_block,
+    select_block,
+    sums_block,
+)
+
+__all__ = [
+    "KernelChain",
+    "dense_kernel",
+    "gram_rows",
+    "kernel_passes",
+    "prepare_view",
+    "resolve_kinds",
+    "select_candidates",
+]
+
+log = logging.getLogger(__name__)
+
+KINDS = ("gaussian", "cosine")
+_EPS_DIAG = 1e-12  # kcenter's "+ 1e-12 I"
+
+
+def resolve_kinds(views: list[View], kernel: str) -> list[str]:
+    """The kernel of each view: ``auto`` is cosine for sparse views, Gaussian otherwise."""
+    if kernel == "auto":
+        return ["cosine" if sp.issparse(x) else "gaussian" for x in views]
+    return [kernel] * len(views)
+
+
+def prepare_view(x: View, kind: str) -> View:
+    """Rows L2-normalised for the cosine kernel (zero rows stay zero); else unchanged."""
+    if kind != "cosine":
+        return x
+    norms = np.sqrt(row_sq_norms(x))
+    inv = np.where(norms > 0, 1.0 / np.maximum(norms, 1e-300), 0.0)
+    if sp.issparse(x):
+        return sp.csr_matrix(sp.diags(inv) @ x)
+    return np.ascontiguousarray(x * inv[:, None])
+
+
+def gram_rows(x: View, start: int, stop: int) -> np.ndarray:
+    """x[start:stop] @ x.T as a dense C-contiguous block."""
+    g = x[start:stop] @ x.T
+    return np.ascontiguousarray(g.toarray() if sp.issparse(g) else g, dtype=np.float64)
+
+
+@dataclass
+class KernelChain:
+    """Constants of the §3.3 chain for one view, so any entry K[i, j] can be evaluated.
+
+    inv2s2 : 1/(2σ²) (Gaussian only); lo, hi : the clip range μ ∓ 4s;
+    diag : K1_ii; bad : K1_ii <= 0 (knorm guard); r : row means of K2; t : mean of K2;
+    scale : std of K3.
+    """
+
+    kind: str
+    inv2s2: float
+    lo: float
+    hi: float
+    diag: np.ndarray
+    bad: np.ndarray
+    r: np.ndarray
+    t: float
+    scale: float
+
+    def base(self, dots: np.ndarray, sq_i: np.ndarray, sq_j: np.ndarray, same) -> np.ndarray:
+        """K0 from dot products (and squared norms for the Gaussian kernel)."""
+        if self.kind == "cosine":
+            return dots
+        d2 = np.maximum(sq_i + sq_j - 2.0 * dots, 0.0)
+        d2 = np.where(same, 0.0, d2)
+        return np.exp(-d2 * self.inv2s2)
+
+    def normalized(self, k0: np.ndarray, i, j) -> np.ndarray:
+        """K2 = knorm(clip(K0)) at index arrays i, j (broadcastable)."""
+        dsafe = np.where(self.bad, 1.0, self.diag)
+        k2 = np.clip(k0, self.lo, self.hi) / np.sqrt(dsafe[i] * dsafe[j])
+        badpair = self.bad[i] | self.bad[j]
+        if np.any(badpair):
+            k2 = np.where(badpair, np.where(i == j, 1.0, 0.0), k2)
+        return k2
+
+    def final(self, k0: np.ndarray, i, j) -> np.ndarray:
+        """The model's K[i, j] (symmetric bit for bit: r_i + r_j commutes)."""
+        k3 = self.normalized(k0, i, j) - (self.r[i] + self.r[j]) + self.t
+        k3 = k3 + np.where(i == j, _EPS_DIAG, 0.0)
+        return k3 / self.scale
+
+
+def _clip_range(s1: float, s2: float, n_entries: int) -> tuple[float, float, float]:
+    mu = s1 / n_entries
+    var = (s2 - s1 * s1 / n_entries) / (n_entries - 1)
+    s = float(np.sqrt(max(var, 0.0)))
+    return mu - 4 * s, mu + 4 * s, s
+
+
+def _centre_scale(rs2: np.ndarray, ss2: np.ndarray, k2_diag: np.ndarray) -> tuple:
+    """r, t and std(K3) from the row sums / sums of squares of K2 (n² entries)."""
+    n = rs2.size
+    r = rs2 / n
+    t = float(r.sum() / n)
+    n2 = float(n) * n
+    sum3 = n * _EPS_DIAG
+    sumsq3 = (
+        ss2.sum()
+        - 2.0 * n * float(r @ r)
+        + n2 * t * t
+        + 2.0 * _EPS_DIAG * float((k2_diag - 2 * r + t).sum())
+        + n * _EPS_DIAG**2
+    )
+    var = (sumsq3 - sum3 * sum3 / n2) / (n2 - 1)
+    return r, t, float(np.sqrt(max(var, 0.0)))
+
+
+def dense_kernel(x: View, kind: str, bandwidth: float) -> tuple[np.ndarray, KernelChain] | None:
+    """The full n x n kernel of one view (dense path); None for a constant kernel."""
+    x = prepare_view(x, kind)
+    n = x.shape[0]
+    g = gram_rows(x, 0, n)
+    g = (g + g.T) / 2  # BLAS need not return a bit-symmetric product
+    sq = row_sq_norms(x)
+    idx = np.arange(n)
+    inv2s2 = 0.0
+    if kind == "gaussian":
+        d2 = np.maximum(sq[:, None] + sq[None, :] - 2.0 * g, 0.0)
+        np.fill_diagonal(d2, 0.0)
+        sigma = bandwidth * float(np.sqrt(d2).sum()) / (n * (n - 1))
+        if not sigma > 0:
+            return None
+        inv2s2 = 1.0 / (2.0 * sigma * sigma)
+        k0 = np.exp(-d2 * inv2s2)
+        del d2
+    else:
+        k0 = g
+    mu, s = float(k0.mean()), float(k0.std(ddof=1))
+    if not s > 0:
+        return None
+    lo, hi = mu - 4 * s, mu + 4 * s
+    diag = np.clip(np.diag(k0).copy(), lo, hi)
+    chain = KernelChain(kind, inv2s2, lo, hi, diag, diag <= 0, np.zeros(n), 0.0, 1.0)
+    k2 = chain.normalized(k0, idx[:, None], idx[None, :])
+    del k0
+    chain.r = k2.mean(axis=1)
+    chain.t = float(k2.sum() / (float(n) * n))
+    k3 = k2 - (chain.r[:, None] + chain.r[None, :]) + chain.t
+    del k2
+    k3[idx, idx] += _EPS_DIAG
+    k3 = (k3 + k3.T) / 2
+    chain.scale = float(k3.std(ddof=1))
+    if not chain.scale > 0:
+        return None
+    k3 /= chain.scale
+    return k3, chain
+
+
+def kernel_passes(
+    x: View, kind: str, bandwidth: float, *, force_exact: bool = False, n_top: int = 32
+) -> Generator[float, None, KernelChain | None]:
+    """Sparse path: the chain constants of one view from blockwise passes.
+
+    Gaussian: pass 1 computes squared distances (their mean root gives σ) and keeps the
+    nearest; pass 2 sums K0 and K0². Cosine needs only the second kind of pass. The
+    clipping of step 1 touches only entries above μ + 4s, i.e. a sample's nearest
+    neighbours: when every such entry is among the kept ones (and no entry lies below
+    μ − 4s), the row sums of K2 follow exactly from the sums and the kept values; otherwise
+    (or with force_exact) one more pass computes them directly. ``n_top`` neighbours per
+    sample are kept for this. Yields the fraction done; returns the chain, or None for a
+    constant kernel.
+    """
+    x = prepare_view(x, kind)
+    n = x.shape[0]
+    big_l = min(n_top, n - 1)
+    sq = row_sq_norms(x)
+    step = block_rows(n, n, 96 << 20)
+    n_passes = 3 if kind == "gaussian" else 2
+    top_idx = np.zeros((n, big_l), dtype=np.int64)
+    top_val = np.zeros((n, big_l), dtype=np.float64)
+    stats = np.empty((n, 5))
+    sums = np.empty((n, 2))
+    done = 0.0
+
+    def blocks(kernel_kind: int, inv2s2: float):
+        for start in range(0, n, step):
+            stop = min(n, start + step)
+            g = gram_rows(x, start, stop)
+            base_kernel_block(g, sq[start:stop], sq, start, kernel_kind, inv2s2)
+            yield start, stop, g
+
+    inv2s2 = 0.0
+    if kind == "gaussian":
+        for start, stop, d2 in blocks(0, 0.0):
+            stats[start:stop] = scan_block(d2, start, -1.0, top_idx, top_val)
+            yield (done + stop / n) / n_passes
+        done += 1
+        sigma = bandwidth * float(stats[:, 2].sum()) / (n * (n - 1))
+        if not sigma > 0:
+            return None
+        inv2s2 = 1.0 / (2.0 * sigma * sigma)
+        top_k0 = np.exp(-top_val * inv2s2)
+        kmin = np.exp(-stats[:, 4] * inv2s2)
+        kmax_off = np.ones(n)
+        diag0 = np.ones(n)
+        for start, stop, k0 in blocks(1, inv2s2):
+            sums[start:stop] = sums_block(k0)
+            yield (done + stop / n) / n_passes
+        done += 1
+    else:
+        for start, stop, k0 in blocks(2, 0.0):
+            stats[start:stop] = scan_block(k0, start, 1.0, top_idx, top_val)
+            yield (done + stop / n) / n_passes
+        done += 1
+        top_k0 = top_val
+        sums[:] = stats[:, :2]
+        kmin, kmax_off = stats[:, 3], stats[:, 4]
+        diag0 = row_sq_norms(x)
+    lo, hi, s = _clip_range(float(sums[:, 0].sum()), float(sums[:, 1].sum()), n * n)
+    if not s > 0:
+        return None
+    diag = np.clip(diag0, lo, hi)
+    bad = diag <= 0
+    chain = KernelChain(kind, inv2s2, lo, hi, diag, bad, np.zeros(n), 0.0, 1.0)
+    dsafe = np.where(bad, 1.0, diag)
+    k2_diag = np.where(bad, 1.0, diag / np.sqrt(dsafe * dsafe))
+    good_d = diag[~bad]
+    shortcut = (
+        not force_exact
+        and float(kmin.min()) >= lo
+        and (big_l >= n - 1 or bool(np.all(top_k0[:, -1] <= hi)))
+        and good_d.size > 0
+        and bool(np.all(good_d == good_d[0]))
+        and bool(np.all((kmin[bad] == 0) & (kmax_off[bad] == 0)))
+    )
+    if shortcut:
+        delta = float(good_d[0])
+        over = np.maximum(top_k0 - hi, 0.0)
+        over_sq = np.where(top_k0 > hi, top_k0**2 - hi**2, 0.0)
+        rs1 = sums[:, 0] - over.sum(axis=1) - np.maximum(diag0 - hi, 0.0)
+        ss1 = sums[:, 1] - over_sq.sum(axis=1) - np.where(diag0 > hi, diag0**2 - hi**2, 0.0)
+        rs2 = np.where(bad, 1.0, (rs1 - diag) / np.sqrt(delta * delta) + k2_diag)
+        ss2 = np.where(bad, 1.0, (ss1 - diag**2) / (delta * delta) + k2_diag**2)
+    else:
+        log.info("RG-MVC %s kernel: clipping reaches beyond the kept neighbours, extra pass", kind)
+        rs2, ss2 = np.empty(n), np.empty(n)
+        for start, stop, k0 in blocks(1 if kind == "gaussian" else 2, inv2s2):
+            out = normalized_sums_block(k0, start, lo, hi, diag, bad)
+            rs2[start:stop], ss2[start:stop] = out[:, 0], out[:, 1]
+            yield min(0.99, (done + stop / n) / n_passes)
+    chain.r, chain.t, chain.scale = _centre_scale(rs2, ss2, k2_diag)
+    if not chain.scale > 0:
+        return None
+    yield 1.0
+    return chain
+
+
+def select_candidates(
+    xs: list[View],
+    chains: list[KernelChain],
+    w: np.ndarray,
+    n_cand: int,
+    rows: np.ndarray | None = None,
+) -> Generator[float, None, tuple]:
+    """Candidate sets for the sparse G solve: per row, the n_cand largest ``Σ_p w_p K_p[i, j]``.
+
+    One blockwise pass over the final kernels of all views (``xs`` already prepared, e.g.
+    L2-normalised for cosine). Yields the fraction done and returns ``(idx (r x L,
+    ascending j), vals (r·L x V), bview (r x V), bref (r,), bdir (r x V))`` for the given
+    rows (all by default): ``bview[., p]`` and ``bref`` are the largest left-out values of
+    K_p and of the weighted sum, which certify the left-out entries (kernels.rgmvc).
+    """
+    n, nv = xs[0].shape[0], len(xs)
+    rows = np.arange(n) if rows is None else np.asarray(rows, dtype=np.int64)
+    big_l = min(n_cand, n - 1)
+    sqs = [row_sq_norms(x) for x in xs]
+    idx = np.empty((rows.size, big_l), dtype=np.int64)
+    vals = np.empty((rows.size, big_l, nv))
+    bview = np.empty((rows.size, nv))
+    bref = np.empty(rows.size)
+    bdir = np.empty((rows.size, nv))
+    step = int(max(16, min(rows.size, (128 << 20) // (8 * n * nv))))
+    kb = np.empty((nv, min(step, rows.size), n))
+    for s0 in range(0, rows.size, step):
+        rws = rows[s0 : s0 + step]
+        for p, (x, sq, ch) in enumerate(zip(xs, sqs, chains, strict=True)):
+            g = x[rws] @ x.T
+            g = np.ascontiguousarray(g.toarray() if sp.issparse(g) else g, dtype=np.float64)
+            kind = 1 if ch.kind == "gaussian" else 2
+            _rows_kernel(g, sq[rws], sq, rws, kind, ch)
+            kb[p, : rws.size] = g
+        sl = slice(s0, s0 + rws.size)
+        select_block(
+            kb[:, : rws.size], w, rws, big_l, idx[sl], vals[sl], bview[sl], bref[sl], bdir[sl]
+        )
+        yield (s0 + rws.size) / rows.size
+    return idx, vals.reshape(-1, nv), bview, bref, bdir
+
+
+def _rows_kernel(g, sq_rows, sq, rws, kind: int, ch: KernelChain) -> None:
+    """In place: dot products of the given rows with all samples -> final K rows."""
+    if rws.size and np.all(np.diff(rws) == 1):
+        base_kernel_block(g, sq_rows, sq, int(rws[0]), kind, ch.inv2s2)
+        final_block(g, int(rws[0]), ch.lo, ch.hi, ch.diag, ch.bad, ch.r, ch.t, ch.scale)
+        return
+    cols = np.arange(sq.size)[None, :]
+    k0 = ch.base(g, sq_rows[:, None], sq[None, :], rws[:, None] == cols)
+    g[:] = ch.final(k0, rws[:, None], cols)
