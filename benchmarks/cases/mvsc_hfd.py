@@ -12,10 +12,8 @@ dataset (code loops δ = 1..5); the cases fix δ = 5, the depth it names best mo
 from __future__ import annotations
 
 import numpy as np
-from sklearn.cluster import KMeans
-from threadpoolctl import threadpool_limits
 
-from core.metrics import all_metrics
+from cases._protocol import max_over_kmeans
 
 CASES = [
     {
@@ -58,17 +56,4 @@ SCALE_PARAMS = {"depth": 5}
 def paper_protocol(solver, labels_true: np.ndarray, seed: int) -> dict[str, float]:
     """Per-metric maximum over 50 single k-means runs on the fitted embedding."""
     f = np.asarray(solver.embedding_)
-    rng = np.random.default_rng(seed)
-    best: dict[str, float] = {}
-    with threadpool_limits(1):
-        for _ in range(50):
-            km = KMeans(
-                solver.n_clusters,
-                init="random",
-                n_init=1,
-                max_iter=100,
-                random_state=int(rng.integers(2**31 - 1)),
-            )
-            for key, val in all_metrics(labels_true, km.fit_predict(f)).items():
-                best[key] = max(best.get(key, -np.inf), val)
-    return best
+    return max_over_kmeans(f, solver.n_clusters, labels_true, seed, runs=50, replicates=1)
