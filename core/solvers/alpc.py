@@ -204,7 +204,7 @@ class ALPC(BaseSolver):
         st = steps.init_state(dims, n, c, m)
         if simplex == "none" and steps.use_gram(n, dims):
             msg = f"Gram matrix of the {sum(dims)} features (iterations then cost O(D²M))"
-            gram = yield from _forward(steps.gram_steps(views), rep, "init", msg)
+            gram = yield from rep.follow(steps.gram_steps(views), "init", msg)
             st = steps.GramState(st, gram, dims)
         hist: list[float] = []
         extra: dict[str, list[float]] = {k: [] for k in ("normalized", "recon", "anchor", "coef")}
@@ -243,7 +243,7 @@ class ALPC(BaseSolver):
             km = steps.kmeans_restarts_steps(
                 row_normalize(zt), c, rng["postprocess_kmeans"], self.kmeans_n_init
             )
-            labels, _ = yield from _forward(km, rep, "postprocess", msg)
+            labels, _ = yield from rep.follow(km, "postprocess", msg)
         return FitResult(
             labels=labels,
             objective_history=hist,
@@ -262,16 +262,6 @@ class ALPC(BaseSolver):
                 "recon_share_": recon / max(recon.sum(), 1e-300),
             },
         )
-
-
-def _forward(gen, rep: Reporter, stage: str, message: str):
-    """Re-yield a step generator's fractions as ``stage`` states; return its value."""
-    while True:
-        try:
-            frac = next(gen)
-        except StopIteration as stop:
-            return stop.value
-        yield rep.stage(stage, frac, message)
 
 
 def _sq_norm(x: View) -> float:

@@ -117,6 +117,24 @@ class Reporter:
             **kw,
         )
 
+    def follow(
+        self,
+        steps: Generator[float, None, Any],
+        stage: str,
+        message: str = "",
+        lo: float = 0.0,
+        hi: float = 1.0,
+    ) -> Generator[IterationState, None, Any]:
+        """Re-yield a step generator's fractions as ``stage`` states (mapped to [lo, hi] of
+        the preparation progress) and return the generator's value: ``x = yield from
+        rep.follow(bkhk_steps(...), "anchors", msg)``."""
+        while True:
+            try:
+                frac = next(steps)
+            except StopIteration as stop:
+                return stop.value
+            yield self.stage(stage, lo + (hi - lo) * frac, message)
+
     def iteration(
         self,
         it: int,

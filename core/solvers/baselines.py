@@ -23,7 +23,7 @@ from core.solvers.base import (
     seed_streams,
     sklearn_seed,
 )
-from core.solvers.fmdc import _forward, effective_anchor_count
+from core.solvers.fmdc import effective_anchor_count
 from core.spectral import kmeans_labels, top_left_singular_vectors
 
 __all__ = ["AnchorSpectralSingleView", "KMeansConcat"]
@@ -158,16 +158,15 @@ class AnchorSpectralSingleView(BaseSolver):
         n = x.shape[0]
         m = effective_anchor_count(self.n_anchors, n)
         rng = seed_streams(self.random_state, ["anchors", "kmeans", "svds_v0"])
-        anchors, _ = yield from _forward(
-            bkhk_steps([x], m, rng["anchors"]), rep, "anchors", 0.0, 0.5, f"BKHK: {m} anchors"
+        anchors, _ = yield from rep.follow(
+            bkhk_steps([x], m, rng["anchors"]), "anchors", f"BKHK: {m} anchors", 0.0, 0.5
         )
-        z = yield from _forward(
+        z = yield from rep.follow(
             pkn_anchor_graph_steps(x, anchors[0], self.n_neighbors),
-            rep,
             "graph",
+            "anchor graph",
             0.5,
             0.95,
-            "anchor graph",
         )
         f = top_left_singular_vectors(normalize_anchor_graph(z), self.n_clusters, rng["svds_v0"])
         labels = kmeans_labels(

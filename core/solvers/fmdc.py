@@ -194,23 +194,17 @@ class FMDC(BaseSolver):
         rng = seed_streams(self.random_state, ["anchors", "init", "restarts", "svds_v0"])
         msg = f"BKHK: {m} anchors" + (f" (asked {self.n_anchors})" if self.n_anchors else "")
         yield rep.stage("anchors", 0.0, msg)
-        anchors, _ = yield from _forward(
-            bkhk_steps(views, m, rng["anchors"], space=self.bkhk_space),
-            rep,
-            "anchors",
-            0.0,
-            0.4,
-            msg,
+        anchors, _ = yield from rep.follow(
+            bkhk_steps(views, m, rng["anchors"], space=self.bkhk_space), "anchors", msg, 0.0, 0.4
         )
         graphs = []
         for i, x in enumerate(views):
-            z = yield from _forward(
+            z = yield from rep.follow(
                 pkn_anchor_graph_steps(x, anchors[i], self.n_neighbors),
-                rep,
                 "graph",
+                f"anchor graph of view {i + 1}/{v}",
                 0.4 + 0.5 * i / v,
                 0.4 + 0.5 * (i + 1) / v,
-                f"anchor graph of view {i + 1}/{v}",
             )
             graphs.append(z)
         zhats = [normalize_anchor_graph(z) for z in graphs]
@@ -294,13 +288,3 @@ class FMDC(BaseSolver):
                 converged = True
                 break
         return labels, history, alpha, extra, it, converged
-
-
-def _forward(gen, rep: Reporter, stage: str, lo: float, hi: float, message: str):
-    """Re-yield a step generator's fractions as stage states mapped to [lo, hi]."""
-    while True:
-        try:
-            frac = next(gen)
-        except StopIteration as stop:
-            return stop.value
-        yield rep.stage(stage, lo + (hi - lo) * frac, message)
