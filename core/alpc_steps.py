@@ -14,8 +14,7 @@ matrix is M x M, c x c or n x M, so time and memory are linear in n.
 from __future__ import annotations
 
 import logging
-from collections.abc import Generator, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Generator, Sequence
 
 import numpy as np
 import scipy.linalg as sla
@@ -25,6 +24,7 @@ from threadpoolctl import ThreadpoolController
 
 from core.dataset import View
 from core.linalg import polar, project_simplex_rows
+from core.threads import blas_full, blas_single
 
 __all__ = [
     "ALPCState",
@@ -49,27 +49,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-_CTL = ThreadpoolController()
-_BLAS_THREADS = max([i["num_threads"] for i in _CTL.info() if i["user_api"] == "blas"] or [1])
-
-
-@contextmanager
-def blas_single() -> Iterator[None]:
-    """One BLAS thread for the small (M x M, d x M) products: multi-threaded OpenBLAS is
-    up to 100x slower on them when the cores are busy (measured on the 2-core target)."""
-    with _CTL.limit(limits=1, user_api="blas"):
-        yield
-
-
-# Below this many flops a product runs on one thread (thread start-up and waits dominate).
-_PARALLEL_FLOPS = 2e9
-
-
-@contextmanager
-def blas_full(flops: float = np.inf) -> Iterator[None]:
-    """All BLAS threads again, for the large O(n·d·M) products with the data."""
-    with _CTL.limit(limits=_BLAS_THREADS if flops >= _PARALLEL_FLOPS else 1, user_api="blas"):
-        yield
+_CTL = ThreadpoolController()  # k-means: limits OpenMP and BLAS together
 
 
 def _flops(x: View, k: int) -> float:

@@ -13,7 +13,6 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.cluster import KMeans
 from sklearn.metrics import pairwise_distances_argmin
-from threadpoolctl import ThreadpoolController
 
 from core.dataset import View
 from core.graphs import block_rows, normalize_anchor_graph
@@ -34,24 +33,11 @@ __all__ = [
     "nuclear_gradient",
     "row_variance",
     "shared_initial_labels_steps",
-    "single_blas_thread",
     "transmission",
     "unpermute",
     "vda_anchor_steps",
     "weighted_vote",
 ]
-
-
-_POOLS: list[ThreadpoolController] = []
-
-
-def single_blas_thread():
-    """Context manager: one BLAS thread. The iteration's LAPACK calls are tiny (m × C SVDs),
-    and threaded BLAS next to numba's OpenMP pool oversubscribes the cores (measured: 50×
-    slower SVDs on 2 cores). Enter it per iteration, never across a yield (it is global)."""
-    if not _POOLS:
-        _POOLS.append(ThreadpoolController())
-    return _POOLS[0].limit(limits=1, user_api="blas")
 
 
 def anchor_count(n: int, anchor_rate: float | None, n_anchors: int | None, max_anchors: int) -> int:

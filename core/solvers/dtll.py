@@ -19,7 +19,6 @@ from core.dtll_steps import (
     nnz_rows,
     nuclear_gradient,
     shared_initial_labels_steps,
-    single_blas_thread,
     transmission,
     unpermute,
     weighted_vote,
@@ -36,6 +35,7 @@ from core.solvers.base import (
     seed_streams,
 )
 from core.tensor import ORIENTATIONS, schatten_p_norm, schatten_prox
+from core.threads import blas_single
 
 log = logging.getLogger(__name__)
 
@@ -349,7 +349,7 @@ class DTLL(BaseSolver):
         extra: dict[str, list[float]] = {"residual": [], "changed": [], "repairs": [], "mu": []}
         converged, it = False, 0
         for it in range(1, self.max_iter + 1):
-            with single_blas_thread():
+            with blas_single():
                 obj, step = self._alm_step(graphs, st)
             history.append(obj)
             for key, value in step.items():
