@@ -290,39 +290,47 @@ def select_candidates(
     n_cand: int,
     rows: np.ndarray | None = None,
 ) -> Generator[float, None, tuple]:
-    """Candidate sets for the sparse G solve: per row, the n_cand largest ``Σ_p w_p K_p[i, j]``.
+    """Candidate sets for the sparse G solve (kernels.rgmvc.select_block).
 
-    One blockwise pass over the final kernels of all views (``xs`` already prepared, e.g.
-    L2-normalised for cosine). Yields the fraction done and returns ``(idx (r x L,
-    ascending j), vals (r·L x V), bview (r x V), bref (r,), bdir (r x V))`` for the given
-    rows (all by default): ``bview[., p]`` and ``bref`` are the largest left-out values of
-    K_p and of the weighted sum, which certify the left-out entries (kernels.rgmvc).
+    Per row, the union of the n_cand largest ``K_p[i, j]`` of every view and the n_cand
+    largest ``Σ_p w_p K_p[i, j]``. One blockwise pass over the final kernels of all views
+    (``xs`` already prepared, e.g. L2-normalised for cosine). Yields the fraction done and
+    returns ``(counts (r,), idx (nnz,), vals (nnz x V), bview (r x V), bref (r,),
+    bdir (r x V))`` for the given rows (all by default), candidates of a row contiguous and
+    in ascending j; ``bview``, ``bref``, ``bdir`` bound the left-out values and certify them.
     """
     n, nv = xs[0].shape[0], len(xs)
     rows = np.arange(n) if rows is None else np.asarray(rows, dtype=np.int64)
     big_l = min(n_cand, n - 1)
+    max_c = min(n - 1, (nv + 1) * big_l)
     sqs = [row_sq_norms(x) for x in xs]
-    idx = np.empty((rows.size, big_l), dtype=np.int64)
-    vals = np.empty((rows.size, big_l, nv))
+    counts = np.empty(rows.size, dtype=np.int64)
     bview = np.empty((rows.size, nv))
     bref = np.empty(rows.size)
     bdir = np.empty((rows.size, nv))
     step = int(max(16, min(rows.size, (128 << 20) // (8 * n * nv))))
     kb = np.empty((nv, min(step, rows.size), n))
+    bidx = np.empty((min(step, rows.size), max_c), dtype=np.int64)
+    bval = np.empty((min(step, rows.size), max_c, nv))
+    idx_parts, val_parts = [], []
     for s0 in range(0, rows.size, step):
         rws = rows[s0 : s0 + step]
+        b = rws.size
         for p, (x, sq, ch) in enumerate(zip(xs, sqs, chains, strict=True)):
             g = x[rws] @ x.T
             g = np.ascontiguousarray(g.toarray() if sp.issparse(g) else g, dtype=np.float64)
             kind = 1 if ch.kind == "gaussian" else 2
             _rows_kernel(g, sq[rws], sq, rws, kind, ch)
-            kb[p, : rws.size] = g
-        sl = slice(s0, s0 + rws.size)
+            kb[p, :b] = g
+        sl = slice(s0, s0 + b)
         select_block(
-            kb[:, : rws.size], w, rws, big_l, idx[sl], vals[sl], bview[sl], bref[sl], bdir[sl]
+            kb[:, :b], w, rws, big_l, bidx[:b], bval[:b], counts[sl], bview[sl], bref[sl], bdir[sl]
         )
-        yield (s0 + rws.size) / rows.size
-    return idx, vals.reshape(-1, nv), bview, bref, bdir
+        keep = np.arange(max_c)[None, :] < counts[sl, None]
+        idx_parts.append(bidx[:b][keep])
+        val_parts.append(bval[:b][keep])
+        yield (s0 + b) / rows.size
+    return counts, np.concatenate(idx_parts), np.concatenate(val_parts), bview, bref, bdir
 
 
 def _rows_kernel(g, sq_rows, sq, rws, kind: int, ch: KernelChain) -> None:

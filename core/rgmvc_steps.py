@@ -34,103 +34,142 @@ __all__ = [
 DENSE_EIG_MAX = 3000  # spec §8: dense eigh up to this n
 
 
-class DenseProblem:
+class _CachedSolves:
+    """F(γ) and the traces are memoised by the exact bytes of γ²: the golden-section search
+    revisits points (its left point becomes the next right point) and the accepted γ was
+    evaluated by the line search, so repeats cost nothing and change nothing."""
+
+    def _init_cache(self) -> None:
+        self.n_solves = 0
+        self.n_cache_hits = 0
+        self._cache: dict[bytes, tuple[float, np.ndarray]] = {}
+        self._last: bytes | None = None
+
+    def solve(self, gamma: np.ndarray) -> tuple[float, np.ndarray]:
+        """Return F(γ) and the traces tr(K_pᵀ G(γ))."""
+        g2 = np.ascontiguousarray(np.asarray(gamma, float) ** 2)
+        key = g2.tobytes()
+        if key not in self._cache:
+            f, tr = self._solve(g2)
+            self.n_solves += 1
+            self._cache[key] = (f, tr)
+            self._last = key
+        else:
+            self.n_cache_hits += 1
+        f, tr = self._cache[key]
+        return f, tr.copy()
+
+    def graph(self, gamma: np.ndarray) -> sp.csr_matrix:
+        """W = (G + Gᵀ)/2 at γ, as CSR (solves again unless γ was the last solve)."""
+        g2 = np.ascontiguousarray(np.asarray(gamma, float) ** 2)
+        if self._last != g2.tobytes():
+            self._solve(g2)
+            self._last = g2.tobytes()
+        return self._graph()
+
+
+class DenseProblem(_CachedSolves):
     """G solves on full kernels ks (V x n x n); G is kept in one reused n x n buffer."""
 
     def __init__(self, ks: np.ndarray) -> None:
         self.ks = ks
         self.g = np.zeros(ks.shape[1:])
-        self.n_solves = 0
+        self._init_cache()
 
-    def solve(self, gamma: np.ndarray) -> tuple[float, np.ndarray]:
-        """Return F(γ) and the traces tr(K_pᵀ G(γ)); G(γ) is left in ``self.g``."""
-        row_f, row_tr = dense_graph_solve(self.ks, np.asarray(gamma, float) ** 2, self.g)
-        self.n_solves += 1
+    def _solve(self, g2: np.ndarray) -> tuple[float, np.ndarray]:
+        row_f, row_tr = dense_graph_solve(self.ks, g2, self.g)
         return float(row_f.sum()), row_tr.sum(axis=0)
 
-    def graph(self) -> sp.csr_matrix:
-        """W = (G + Gᵀ)/2 of the last solve, as CSR."""
+    def _graph(self) -> sp.csr_matrix:
         g = sp.csr_matrix(self.g)
         return sp.csr_matrix((g + g.T) / 2)
 
 
-class SparseProblem:
+class SparseProblem(_CachedSolves):
     """G solves restricted to per-row candidate sets (CSR ``indptr``/``indices``).
 
-    ``vals[t, p] = K_p[i, j_t]``; ``bview``, ``bref``, ``wref`` certify the left-out
-    entries (:func:`core.kernels.rgmvc.left_out_bound`). A row whose certificate fails is
-    re-selected from its full kernel rows (O(n·Σd)) with the current γ² as reference
-    weights; a row failing at its own reference weights doubles its candidate count.
+    ``vals[t, p] = K_p[i, j_t]``; ``bview``, ``bref``, ``bdir`` (at reference weights
+    ``wref``) certify the left-out entries (:func:`core.kernels.rgmvc.left_out_bound`).
+    Candidates are each view's top-K plus the top-K at the reference weights, so solves at
+    the vertices of the simplex and near the reference certify. A row whose certificate
+    fails is re-selected from its full kernel rows (O(n·Σd)) with the current γ² as
+    reference; a row failing at its own reference weights doubles its K.
+    ``fail_log`` records, per solve, the rows that failed in each round.
     """
 
     def __init__(self, xs: list[View], chains: list[KernelChain], n_cand: int) -> None:
         self.xs, self.chains = xs, chains
         self.n = xs[0].shape[0]
         self.n_cand = min(n_cand, self.n - 1)
-        self.n_solves = 0
         self.n_reselected = 0
-        self.fail_count = np.zeros(self.n, dtype=np.int64)
+        self.fail_log: list[list[int]] = []
+        self._init_cache()
 
     def select_steps(self, gamma: np.ndarray) -> Generator[float, None, None]:
         """The initial candidate pass at reference weights γ² (yields the fraction done)."""
         w = _reference(np.asarray(gamma, float) ** 2)
-        idx, vals, bview, bref, bdir = yield from select_candidates(
+        counts, idx, vals, bview, bref, bdir = yield from select_candidates(
             self.xs, self.chains, w, self.n_cand
         )
-        self.indptr = np.arange(0, idx.size + 1, idx.shape[1], dtype=np.int64)
-        self.indices = idx.ravel()
-        self.vals = vals
+        self.indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        self.indices, self.vals = idx, vals
         self.bview, self.bref, self.bdir = bview, bref, bdir
         self.wref = np.tile(w, (self.n, 1))
+        self.k = np.full(self.n, self.n_cand, dtype=np.int64)
         self.g = np.zeros(self.indices.size)
 
     @property
     def nnz(self) -> int:
         return int(self.indices.size)
 
-    def solve(self, gamma: np.ndarray) -> tuple[float, np.ndarray]:
+    def _solve(self, g2: np.ndarray) -> tuple[float, np.ndarray]:
         """F(γ) and tr(K_pᵀ G(γ)); every row certified exact (re-selected if needed)."""
-        g2 = np.asarray(gamma, float) ** 2
+        fails: list[int] = []
         while True:
             row_f, row_tr, fail = sparse_graph_solve(
                 self.indptr, self.vals, self.bview, self.bref, self.bdir, self.wref, g2, self.g
             )
+            fails.append(int(fail.sum()))
             if not fail.any():
                 break
             self._reselect(np.flatnonzero(fail), g2)
-        self.n_solves += 1
+        self.fail_log.append(fails)
         return float(row_f.sum()), row_tr.sum(axis=0)
 
     def _reselect(self, rows: np.ndarray, g2: np.ndarray) -> None:
         w = _reference(g2)
-        self.fail_count[rows] += 1
         self.n_reselected += int(rows.size)
-        old_sizes = np.diff(self.indptr)
-        # failing at its own reference weights means the support outgrew the set
-        grow = np.all(self.wref[rows] == w, axis=1)
-        new_size = np.minimum(self.n - 1, np.where(grow, 2 * old_sizes[rows], old_sizes[rows]))
-        sizes = old_sizes.copy()
-        sizes[rows] = new_size
-        indptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        kept_rows = ~np.isin(np.arange(self.n), rows)
-        indices = np.empty(indptr[-1], dtype=np.int64)
-        vals = np.empty((indptr[-1], self.vals.shape[1]))
-        indices[np.repeat(kept_rows, sizes)] = self.indices[np.repeat(kept_rows, old_sizes)]
-        vals[np.repeat(kept_rows, sizes)] = self.vals[np.repeat(kept_rows, old_sizes)]
-        for size in np.unique(new_size):
-            sel = rows[new_size == size]
-            gen = select_candidates(self.xs, self.chains, w, int(size), sel)
-            idx, v, bview, bref, bdir = _drain(gen)
-            dest = (indptr[sel][:, None] + np.arange(size)[None, :]).ravel()
-            indices[dest] = idx.ravel()
-            vals[dest] = v
+        # failing at its own reference weights means the support outgrew the lists
+        grow = rows[np.all(self.wref[rows] == w, axis=1)]
+        self.k[grow] = np.minimum(self.n - 1, 2 * self.k[grow])
+        sizes = np.diff(self.indptr)
+        new = {}
+        for size in np.unique(self.k[rows]):
+            sel = rows[self.k[rows] == size]
+            counts, idx, v, bview, bref, bdir = _drain(
+                select_candidates(self.xs, self.chains, w, int(size), sel)
+            )
+            sizes[sel] = counts
+            new[int(size)] = (sel, counts, idx, v)
             self.bview[sel], self.bref[sel], self.bdir[sel] = bview, bref, bdir
             self.wref[sel] = w
+        indptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        old_sizes = np.diff(self.indptr)
+        kept = np.ones(self.n, dtype=bool)
+        kept[rows] = False
+        indices = np.empty(indptr[-1], dtype=np.int64)
+        vals = np.empty((indptr[-1], self.vals.shape[1]))
+        indices[np.repeat(kept, sizes)] = self.indices[np.repeat(kept, old_sizes)]
+        vals[np.repeat(kept, sizes)] = self.vals[np.repeat(kept, old_sizes)]
+        for sel, counts, idx, v in new.values():
+            starts = np.repeat(indptr[sel] - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
+            dest = starts + np.arange(idx.size)
+            indices[dest] = idx
+            vals[dest] = v
         self.indptr, self.indices, self.vals = indptr, indices, vals
         self.g = np.zeros(indices.size)
 
-    def graph(self) -> sp.csr_matrix:
-        """W = (G + Gᵀ)/2 of the last solve, as CSR."""
+    def _graph(self) -> sp.csr_matrix:
         g = sp.csr_matrix((self.g.copy(), self.indices, self.indptr), shape=(self.n, self.n))
         g.eliminate_zeros()
         return sp.csr_matrix((g + g.T) / 2)

@@ -352,41 +352,52 @@ def select_block(
     big_l: int,
     out_idx: np.ndarray,
     out_val: np.ndarray,
+    out_cnt: np.ndarray,
     out_bview: np.ndarray,
     out_bref: np.ndarray,
     out_bdir: np.ndarray,
 ) -> None:
     """Candidates of a block of rows from the final kernels kb (V x b x n).
 
-    Keeps the big_l largest ``Σ_p w_p K_p[i, j]`` (j ≠ i), stored in ascending j with their
-    per-view values; out_bview[q, p] = max K_p[i, j] and out_bref[q] = max Σ_p w_p K_p[i, j]
-    over the j left out (−inf when none is left out); out_bdir[q, k] the same for the
-    tilted weights ``w_p ((1 − δ) + δV [p = k])`` (see left_out_bound).
+    Row i keeps the union of V + 1 lists (j ≠ i): the big_l largest ``K_p[i, j]`` of each
+    view p and the big_l largest ``Σ_p w_p K_p[i, j]``. The union (out_cnt[q] entries,
+    ascending j, with their per-view values) contains the support of G at every vertex of
+    the simplex and near w whenever those supports have fewer than big_l entries.
+    Over the j left out: out_bview[q, p] = max K_p[i, j], out_bref[q] = max
+    Σ_p w_p K_p[i, j] and out_bdir[q, k] the same for the tilted weights
+    ``w_p ((1 − δ) + δV [p = k])`` (−inf when nothing is left out; see left_out_bound).
     """
     nv, b, n = kb.shape
     for q in prange(b):
         i = rows[q]
-        val = np.empty(big_l + 1, dtype=np.float64)
-        idx = np.empty(big_l + 1, dtype=np.int64)
-        size = 0
+        val = np.empty((nv + 1, big_l), dtype=np.float64)
+        idx = np.empty((nv + 1, big_l), dtype=np.int64)
+        size = np.zeros(nv + 1, dtype=np.int64)
         for j in range(n):
             if j == i:
                 continue
             s = 0.0
             for p in range(nv):
-                s += w[p] * kb[p, q, j]
-            size = _insert_largest(val, idx, size, s, j)
-        chosen = np.sort(idx[: min(size, big_l)])
+                x = kb[p, q, j]
+                s += w[p] * x
+                size[p] = _insert_largest(val[p], idx[p], size[p], x, j)
+            size[nv] = _insert_largest(val[nv], idx[nv], size[nv], s, j)
         mark = np.zeros(n, dtype=np.bool_)
+        for h in range(nv + 1):
+            for k in range(size[h]):
+                mark[idx[h, k]] = True
+        cnt = 0
+        for j in range(n):
+            if mark[j]:
+                out_idx[q, cnt] = j
+                for p in range(nv):
+                    out_val[q, cnt, p] = kb[p, q, j]
+                cnt += 1
+        out_cnt[q] = cnt
         mark[i] = True
-        for h in range(chosen.shape[0]):
-            out_idx[q, h] = chosen[h]
-            mark[chosen[h]] = True
-            for p in range(nv):
-                out_val[q, h, p] = kb[p, q, chosen[h]]
-        out_bref[q] = val[big_l] if size > big_l else -np.inf
         bv = np.full(nv, -np.inf)
         bd = np.full(nv, -np.inf)
+        br = -np.inf
         for j in range(n):
             if mark[j]:
                 continue
@@ -395,9 +406,11 @@ def select_block(
                 x = kb[p, q, j]
                 bv[p] = max(bv[p], x)
                 s += w[p] * x
+            br = max(br, s)
             for k in range(nv):
                 y = (1.0 - CONE_DELTA) * s + CONE_DELTA * nv * w[k] * kb[k, q, j]
                 bd[k] = max(bd[k], y)
+        out_bref[q] = br
         for p in range(nv):
             out_bview[q, p] = bv[p]
             out_bdir[q, p] = bd[p]

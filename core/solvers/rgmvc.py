@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 __all__ = ["RGMVC", "available_memory_bytes"]
 
 DENSE_AUTO_MAX_N = 3000
-DEFAULT_CANDIDATES = 128
+DEFAULT_CANDIDATES = 64
 
 
 def available_memory_bytes() -> int:
@@ -134,8 +134,9 @@ class RGMVC(BaseSolver):
             "n_candidates",
             "int",
             None,
-            "Sparse path: candidate neighbours K per sample (grown automatically where the "
-            f"exactness check needs more). Automatic: {DEFAULT_CANDIDATES}.",
+            "Sparse path: per sample, the K largest kernel values of every view and of their "
+            "weighted sum are candidates (K grows automatically where the exactness check "
+            f"needs more). Automatic: {DEFAULT_CANDIDATES}.",
             low=4,
             high=100_000,
             log=True,
@@ -212,8 +213,10 @@ class RGMVC(BaseSolver):
             return int(views + 8 * n * n * (v + 4))
         big_l = min(params.get("n_candidates") or DEFAULT_CANDIDATES, n - 1)
         blocks = 3 * (128 << 20) + 2 * min(n, 256) * n * 8
-        # candidates: index + V values + G value, twice (re-selection, symmetrised W)
-        cand = 2 * n * big_l * (16 + 8 * v) + 64 * n * v
+        # candidates: the union of V + 1 top-K lists (at most), index + V values + G value,
+        # twice (re-selection, symmetrised W)
+        per_row = min(n - 1, (v + 1) * big_l)
+        cand = 2 * n * per_row * (16 + 8 * v) + 64 * n * v
         return int(views + blocks + cand + 8 * n * (40 + 2 * max(params.get("n_clusters", 2), 2)))
 
     @classmethod
@@ -265,13 +268,12 @@ class RGMVC(BaseSolver):
                     kernels.append(out[0])
                     chains.append(out[1])
             else:
-                out = yield from _forward(
+                out = yield from rep.follow(
                     kernel_passes(x, kind, self.bandwidth),
-                    rep,
                     "graph",
+                    msg,
                     0.6 * p / nv,
                     0.6 * (p + 1) / nv,
-                    msg,
                 )
                 if out is not None:
                     chains.append(out)
@@ -290,7 +292,7 @@ class RGMVC(BaseSolver):
             big_l = self.n_candidates or DEFAULT_CANDIDATES
             prob = SparseProblem(xs, chains, big_l)
             msg = f"candidate neighbours ({min(big_l, n - 1)} per sample)"
-            yield from _forward(prob.select_steps(gamma), rep, "graph", 0.6, 0.95, msg)
+            yield from rep.follow(prob.select_steps(gamma), "graph", msg, 0.6, 0.95)
         yield rep.stage("init", 0.97, "initial consensus graph")
         f_val, tr = prob.solve(gamma)
         grad = 2 * gamma * tr
@@ -315,7 +317,7 @@ class RGMVC(BaseSolver):
             if dg < self.tol:
                 converged = True
                 break
-        w = prob.graph()
+        w = prob.graph(gamma)
         yield rep.stage("postprocess", 1.0, "spectral clustering of (G + Gᵀ)/2")
         embedding = spectral_embedding(w, c, rng["svds_v0"])
         labels = spectral_labels(embedding, c, rng["postprocess_kmeans"], self.n_init)
@@ -327,11 +329,13 @@ class RGMVC(BaseSolver):
             "kernels_": kinds,
             "active_views_": active,
             "n_solves_": prob.n_solves,
+            "n_cache_hits_": prob.n_cache_hits,
             "memory_estimate_gb_": need / 2**30,
         }
         if isinstance(prob, SparseProblem):
             attrs["candidates_per_sample_"] = prob.nnz / n
             attrs["n_reselected_"] = prob.n_reselected
+            attrs["reselect_log_"] = [list(f) for f in prob.fail_log]
         return FitResult(
             labels=labels,
             objective_history=history,
@@ -348,13 +352,3 @@ def _full(gamma: np.ndarray, active: list[int], nv: int) -> np.ndarray:
     out = np.zeros(nv)
     out[active] = gamma
     return out
-
-
-def _forward(gen, rep: Reporter, stage: str, lo: float, hi: float, message: str):
-    """Re-yield a step generator's fractions as stage states mapped to [lo, hi]."""
-    while True:
-        try:
-            frac = next(gen)
-        except StopIteration as stop:
-            return stop.value
-        yield rep.stage(stage, lo + (hi - lo) * frac, message)

@@ -151,23 +151,32 @@ def test_scan_block_matches_numpy(rng):
 
 @pytest.mark.kernels
 def test_select_block_and_bound_are_valid(rng):
-    nv, b, n, big_l = 3, 5, 30, 7
+    nv, b, n, big_l = 3, 5, 30, 4
     kb = rng.normal(size=(nv, b, n))
     w = np.array([0.2, 0.5, 0.3])
     rows = np.arange(3, 3 + b)
-    idx = np.zeros((b, big_l), np.int64)
-    vals, bview = np.zeros((b, big_l, nv)), np.zeros((b, nv))
+    max_c = (nv + 1) * big_l
+    idx, vals = np.zeros((b, max_c), np.int64), np.zeros((b, max_c, nv))
+    cnt, bview = np.zeros(b, np.int64), np.zeros((b, nv))
     bref, bdir = np.zeros(b), np.zeros((b, nv))
-    select_block(kb, w, rows, big_l, idx, vals, bview, bref, bdir)
+    select_block(kb, w, rows, big_l, idx, vals, cnt, bview, bref, bdir)
     for q, i in enumerate(rows):
         a = np.tensordot(w, kb[:, q], 1)
-        a[i] = -np.inf
-        top = np.sort(np.argsort(-a, kind="stable")[:big_l])
-        np.testing.assert_array_equal(idx[q], top)
-        np.testing.assert_allclose(vals[q], kb[:, q, top].T)
+        lists = [a, *kb[:, q]]
+        top = set()
+        for v in lists:
+            v = v.copy()
+            v[i] = -np.inf
+            top |= set(np.argsort(-v, kind="stable")[:big_l].tolist())
+        top = np.array(sorted(top))
+        assert cnt[q] == top.size < n - 1
+        np.testing.assert_array_equal(idx[q, : cnt[q]], top)
+        np.testing.assert_allclose(vals[q, : cnt[q]], kb[:, q, top].T)
         out = np.setdiff1d(np.arange(n), np.r_[top, i])
         assert bref[q] == pytest.approx(a[out].max())
         np.testing.assert_allclose(bview[q], kb[:, q, out].max(axis=1))
+        tilt = [(0.5 * a + 0.5 * nv * w[k] * kb[k, q])[out].max() for k in range(nv)]
+        np.testing.assert_allclose(bdir[q], tilt)
         # the certificate's bound holds for any γ
         for _ in range(20):
             g2 = rng.dirichlet(np.ones(nv)) ** 2
@@ -250,19 +259,58 @@ def test_sparse_problem_certifies_every_row():
         f_d, tr_d = dense.solve(np.array(gamma))
         assert f_s == pytest.approx(f_d, rel=1e-11)
         np.testing.assert_allclose(tr_s, tr_d, rtol=1e-10, atol=1e-12)
-        np.testing.assert_allclose(prob.graph().toarray(), dense.graph().toarray(), atol=1e-12)
+        w_s, w_d = prob.graph(np.array(gamma)), dense.graph(np.array(gamma))
+        np.testing.assert_allclose(w_s.toarray(), w_d.toarray(), atol=1e-12)
+    assert prob.n_reselected > 0  # K = 4 is too small: growth happened and changed nothing
+
+
+def test_vertex_solves_certify_with_per_view_lists():
+    """Each view's own top-K is a candidate list, so G at a vertex of the simplex (the line
+    search evaluates them) is certified without re-selection when its support is < K."""
+    views, _ = small_views(n=60, seed=2)
+    ks, chains = zip(*[dense_kernel(x, "gaussian", 1.0) for x in views], strict=True)
+    prob = SparseProblem(list(views), list(chains), 24)
+    _drain(prob.select_steps(np.full(3, 1 / 3)))
+    dense = DenseProblem(np.stack(ks))
+    for p in range(3):
+        gamma = np.eye(3)[p]
+        dense.solve(gamma)
+        support = (dense.g > 0).sum(axis=1).max()
+        assert support < 24
+        assert prob.solve(gamma)[0] == pytest.approx(dense.solve(gamma)[0], rel=1e-11)
+        assert prob.fail_log[-1] == [0]
+    assert prob.n_reselected == 0
+
+
+def test_repeated_points_are_not_solved_again():
+    views, _ = small_views(n=30)
+    prob = DenseProblem(np.stack([dense_kernel(x, "gaussian", 1.0)[0] for x in views]))
+    a = prob.solve(np.array([0.2, 0.3, 0.5]))
+    b = prob.solve(np.array([0.2, 0.3, 0.5]))
+    assert prob.n_solves == 1 and prob.n_cache_hits == 1 and a[0] == b[0]
+    prob.solve(np.array([0.3, 0.3, 0.4]))
+    w = prob.graph(np.array([0.2, 0.3, 0.5]))  # not the last solve: solved again
+    assert prob.n_solves == 2
+    assert w.sum() == pytest.approx(30.0)  # (G + Gᵀ)/2 of a row-stochastic G
 
 
 def test_select_candidates_keeps_the_largest():
     views, _ = small_views(n=40, seed=1)
     ks, chains = zip(*[dense_kernel(x, "gaussian", 1.0) for x in views], strict=True)
     w = np.array([0.5, 0.3, 0.2])
-    idx, vals, *_ = _drain(select_candidates(list(views), list(chains), w, 5))
-    a = np.tensordot(w, np.stack(ks), 1)
-    np.fill_diagonal(a, -np.inf)
+    counts, idx, vals, *_ = _drain(select_candidates(list(views), list(chains), w, 5))
+    k = np.stack(ks)
+    a = np.tensordot(w, k, 1)
+    starts = np.r_[0, np.cumsum(counts)]
     for i in range(40):
-        assert set(idx[i]) == set(np.argsort(-a[i], kind="stable")[:5])
-    np.testing.assert_allclose(vals[:5], np.stack(ks)[:, 0, idx[0]].T, atol=1e-12)
+        mine = idx[starts[i] : starts[i + 1]]
+        top = set()
+        for v in (a[i], *k[:, i]):
+            v = v.copy()
+            v[i] = -np.inf
+            top |= set(np.argsort(-v, kind="stable")[:5].tolist())
+        assert mine.tolist() == sorted(top)
+        np.testing.assert_allclose(vals[starts[i] : starts[i + 1]], k[:, i, mine].T, atol=1e-12)
 
 
 # -- reduced gradient -----------------------------------------------------------------------
