@@ -55,9 +55,24 @@ def kmeans_labels(
     n_init: int = 10,
     normalize: bool = True,
     max_iter: int = 100,
+    subsample: int = 20_000,
 ) -> np.ndarray:
-    """k-means++ (best of n_init, seeded) on the rows of an embedding, row-normalised first."""
+    """k-means++ (best of n_init, seeded) on the rows of an embedding, row-normalised first.
+
+    Above ``subsample`` rows the n_init restarts run on a random subsample of that size and
+    the best centres are refined by one Lloyd run on all rows, so the cost stays linear in n
+    with one full run instead of n_init (FMDC's start at n = 100k: 4.0 s -> about 1 s).
+    """
     x = row_normalize(f) if normalize else f
     seed = int(rng.integers(0, 2**31 - 1))
-    km = KMeans(n_clusters, init="k-means++", n_init=n_init, max_iter=max_iter, random_state=seed)
+    if x.shape[0] <= subsample:
+        km = KMeans(
+            n_clusters, init="k-means++", n_init=n_init, max_iter=max_iter, random_state=seed
+        )
+        return km.fit_predict(x).astype(np.int64)
+    rows = np.sort(rng.choice(x.shape[0], subsample, replace=False))
+    best = KMeans(
+        n_clusters, init="k-means++", n_init=n_init, max_iter=max_iter, random_state=seed
+    ).fit(x[rows])
+    km = KMeans(n_clusters, init=best.cluster_centers_, n_init=1, max_iter=max_iter)
     return km.fit_predict(x).astype(np.int64)

@@ -124,3 +124,13 @@ def test_sketched_bkhk_gives_balanced_groups_and_equal_quality():
     full = FMDC(5, n_anchors=64, bkhk_space="full").fit(ds.views)
     sketch = FMDC(5, n_anchors=64, bkhk_space="sketch").fit(ds.views)
     assert accuracy(ds.labels, sketch.labels_) >= accuracy(ds.labels, full.labels_) - 0.02
+
+
+def test_kmeans_on_large_embeddings_uses_a_subsample_and_still_finds_clusters():
+    from core.spectral import kmeans_labels
+
+    g = np.random.default_rng(0)
+    labels = np.repeat(np.arange(4), 3000)
+    f = np.eye(4)[labels] * 5 + g.normal(size=(12000, 4))
+    got = kmeans_labels(f, 4, np.random.default_rng(1), subsample=2000)
+    assert accuracy(labels, got) > 0.99
