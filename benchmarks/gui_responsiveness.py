@@ -1,0 +1,191 @@
+"""GUI responsiveness during runs: the worst event-loop stall, and how fast Stop acts.
+
+A 5 ms QTimer in the GUI thread records the gap between its ticks while the real main
+window (offscreen) runs a method with all live plots and computes the t-SNE layout. A stall
+is a gap minus the 5 ms interval: the time the window could not react to input. Datasets:
+Hdigit (from $MVC_DATASETS, default ../shared/datasets) and synthetic data with 100,000
+samples (3 views). Then a second run is stopped after ~1 s and the time until its thread has
+ended is measured.
+
+    python benchmarks/gui_responsiveness.py [--method fmdc] [--n 100000] [--skip-hdigit]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np
+from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtWidgets import QApplication
+
+TICK_MS = 5
+TRACE = "--trace" in sys.argv
+
+
+class StallMeter:
+    def __init__(self) -> None:
+        self.timer = QTimer()
+        self.timer.setInterval(TICK_MS)
+        self.timer.timeout.connect(self._tick)
+        self.gaps: list[float] = []
+        self._last = 0.0
+
+    def start(self) -> None:
+        self.gaps, self._last = [], time.perf_counter()
+        self.timer.start()
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.gaps.append((now - self._last) * 1000 - TICK_MS)
+        self._last = now
+
+    def stop(self) -> dict[str, float]:
+        self.timer.stop()
+        g = np.maximum(np.array(self.gaps or [0.0]), 0)
+        return {
+            "ticks": len(g),
+            "p50_ms": float(np.percentile(g, 50)),
+            "p99_ms": float(np.percentile(g, 99)),
+            "max_ms": float(g.max()),
+        }
+
+
+class StallTracer:
+    """--trace: a watchdog thread that prints every thread's stack when the GUI thread has
+    not ticked for ``limit_ms`` (it may itself wake late if C code holds the GIL)."""
+
+    def __init__(self, meter: StallMeter, limit_ms: float = 150.0) -> None:
+        import threading
+
+        self.meter, self.limit = meter, limit_ms / 1000
+        self.main_id = threading.get_ident()
+        self._stop = threading.Event()
+        threading.Thread(target=self._watch, daemon=True).start()
+
+    def _watch(self) -> None:
+        import traceback
+
+        reported = 0.0
+        while not self._stop.wait(0.02):
+            t0 = time.perf_counter()
+            late = t0 - self.meter._last
+            if self.meter.timer.isActive() and late > self.limit and self.meter._last != reported:
+                reported = self.meter._last
+                print(f"--- GUI thread silent for {late * 1000:.0f} ms; stacks:", flush=True)
+                for tid, frame in sys._current_frames().items():
+                    who = "GUI" if tid == self.main_id else str(tid)
+                    print(f"[{who}]", "".join(traceback.format_stack(frame)[-9:]), flush=True)
+
+
+def wait_until(app: QApplication, cond, timeout: float) -> bool:
+    deadline = time.perf_counter() + timeout
+    while not cond():
+        if time.perf_counter() > deadline:
+            return False
+        app.processEvents()
+        time.sleep(0.001)
+    return True
+
+
+def measure(app, win, session, method: str, timeout: float) -> dict[str, object]:
+    meter = StallMeter()
+    if TRACE:
+        StallTracer(meter)
+    win.set_session(session, session.dataset.summary())
+    win.method_panel.set_method(method)
+    win.method_panel.reset_defaults()
+    finished, failed = [], []
+    c = win.controller
+    c.run_finished.connect(finished.append)
+    c.run_failed.connect(lambda m, d: failed.append(m))
+    meter.start()
+    t0 = time.perf_counter()
+    win.run()
+    ok = wait_until(app, lambda: bool(finished or failed), timeout)
+    run_s = time.perf_counter() - t0
+    run_stats = meter.stop()
+    meter.start()
+    t1 = time.perf_counter()
+    wait_until(app, lambda: not win.embedder.busy, timeout)
+    layout_s = time.perf_counter() - t1
+    layout_stats = meter.stop()
+    out: dict[str, object] = {
+        "n": session.dataset.n_samples,
+        "run_s": run_s,
+        "ok": ok,
+        "failed": failed[:1],
+        "run_stall": run_stats,
+        "layout_wait_s": layout_s,
+        "layout_stall": layout_stats,
+    }
+    if finished:
+        out["metrics"] = {k: round(v, 4) for k, v in finished[-1].result.metrics.items()}
+    # stop latency: a fresh run, stopped once it has run ~1 s (or reached an iteration)
+    win.run()
+    wait_until(app, lambda: False, 1.0)
+    worker = c._worker
+    t2 = time.perf_counter()
+    win.stop()
+    ui_s = time.perf_counter() - t2
+    if worker is not None:
+        worker.join(30)
+    out["stop_ui_ms"] = ui_s * 1000
+    out["stop_thread_ms"] = (time.perf_counter() - t2) * 1000
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--method", default="fmdc")
+    ap.add_argument("--n", type=int, default=100_000)
+    ap.add_argument("--skip-hdigit", action="store_true")
+    ap.add_argument("--timeout", type=float, default=900.0)
+    ap.add_argument("--trace", action="store_true", help="print stacks during stalls")
+    args = ap.parse_args()
+    app = QApplication.instance() or QApplication([])
+    from core.io import load_dataset
+    from mvc_gui.main_window import MainWindow
+    from mvc_gui.session import DataSession, make_synthetic
+
+    settings = QSettings(str(Path("/tmp") / "mvc_gui_bench.ini"), QSettings.Format.IniFormat)
+    win = MainWindow(settings)
+    win.resize(1600, 950)
+    win.show()
+    cases = []
+    if not args.skip_hdigit:
+        root = Path(os.environ.get("MVC_DATASETS", Path(__file__).parents[2] / "shared/datasets"))
+        cases.append(("Hdigit", lambda: DataSession(load_dataset(root / "Hdigit.mat"))))
+    cases.append((f"synthetic-{args.n}", lambda: DataSession(make_synthetic(args.n))))
+    for name, make in cases:
+        res = measure(app, win, make(), args.method, args.timeout)
+        print(f"\n== {name} (n={res['n']:,}, method={args.method}) ==")
+        print(f"run: {res['run_s']:.1f} s, finished={res['ok']} {res['failed'] or ''}")
+        print(f"  event-loop stall during run:    {_fmt(res['run_stall'])}")
+        print(f"layout after run: waited {res['layout_wait_s']:.1f} s more")
+        print(f"  event-loop stall during layout: {_fmt(res['layout_stall'])}")
+        print(
+            f"stop: UI reacted in {res['stop_ui_ms']:.1f} ms, "
+            f"worker thread ended {res['stop_thread_ms']:.0f} ms after Stop"
+        )
+        if "metrics" in res:
+            print(f"metrics: {res['metrics']}")
+    win.close()
+    return 0
+
+
+def _fmt(s: dict[str, float]) -> str:
+    return (
+        f"max {s['max_ms']:.0f} ms, p99 {s['p99_ms']:.1f} ms, p50 {s['p50_ms']:.1f} ms "
+        f"over {s['ticks']} ticks"
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

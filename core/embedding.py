@@ -1,0 +1,216 @@
+"""2-D layouts of multi-view data for display: t-SNE (openTSNE) and a fast approximation.
+
+* :func:`representation` turns the (preprocessed) views into one dense ``n x <=50`` matrix:
+  each view is scaled to unit total norm (so every view weighs the same), reduced with a
+  truncated SVD when it is sparse or wide, concatenated, and reduced again to <= 50 dims.
+  Sparse views are never densified.
+* :func:`tsne_embedding` runs openTSNE in chunks of 25 iterations (Orange's pattern): after
+  each chunk ``callback(iteration, embedding)`` receives a copy of the current layout and may
+  return True to cancel, which raises :class:`EmbeddingCancelled`.
+* :func:`approximate_embedding` handles large n: t-SNE of a random subsample, every other
+  sample placed at the distance-weighted mean of its nearest embedded samples. The placement
+  is recomputed for each intermediate frame, so the whole layout animates; 100k points take
+  seconds.
+* :func:`embed` picks one of the two by size.
+
+No Qt here: the GUI calls these from a worker thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+# Imported here, not lazily: importing sklearn.decomposition takes ~2 s with the GIL held,
+# which would freeze a GUI if it happened in a worker thread mid-session.
+from openTSNE import TSNEEmbedding, affinity, initialization
+from sklearn.decomposition import PCA, TruncatedSVD
+
+__all__ = [
+    "EmbeddingCancelled",
+    "approximate_embedding",
+    "embed",
+    "representation",
+    "tsne_embedding",
+]
+
+Callback = Callable[[int, np.ndarray], bool | None]
+
+#: Above this many samples :func:`embed` uses the subsample-and-place approximation.
+MAX_EXACT = 3000
+CHUNK = 25
+
+
+class EmbeddingCancelled(RuntimeError):
+    """The callback asked to stop."""
+
+
+def _pca_cov(x: np.ndarray, k: int) -> np.ndarray:
+    """PCA through the d x d covariance (matmul + eigh release the GIL; a LAPACK SVD of a
+    tall matrix through scipy holds it for seconds, freezing a GUI thread)."""
+    x = x - x.mean(axis=0)
+    _, v = np.linalg.eigh(x.T @ x)
+    v = v[:, ::-1][:, :k]
+    v *= np.where(v[np.argmax(np.abs(v), axis=0), np.arange(v.shape[1])] < 0, -1.0, 1.0)
+    return x @ v
+
+
+def _reduce(x: np.ndarray | sp.spmatrix, k: int, random_state: int) -> np.ndarray:
+    n, d = x.shape
+    k = max(1, min(k, d, n - 1))
+    if sp.issparse(x):
+        if d <= k + 1:
+            dense = x.toarray()
+            return dense - dense.mean(axis=0)
+        return TruncatedSVD(n_components=k, random_state=random_state).fit_transform(x)
+    x = np.asarray(x, dtype=np.float64)
+    if d <= k:
+        return x - x.mean(axis=0)
+    if d <= 2000:
+        return _pca_cov(x, k)
+    return PCA(n_components=k, svd_solver="randomized", random_state=random_state).fit_transform(x)
+
+
+def representation(
+    views: Sequence[np.ndarray | sp.spmatrix], n_components: int = 50, random_state: int = 0
+) -> np.ndarray:
+    """One dense ``n x <=n_components`` float64 matrix summarising all views equally."""
+    if not views:
+        raise ValueError("no views to embed")
+    parts = []
+    for v in views:
+        norm = float(sp.linalg.norm(v)) if sp.issparse(v) else float(np.linalg.norm(v))
+        scaled = v * (1.0 / norm) if norm > 0 else v
+        parts.append(_reduce(scaled, n_components, random_state))
+    x = np.hstack(parts)
+    if x.shape[1] > n_components:
+        x = _reduce(x, n_components, random_state)
+    return np.ascontiguousarray(x, dtype=np.float64)
+
+
+def tsne_embedding(
+    X: np.ndarray,
+    *,
+    callback: Callback | None = None,
+    n_jobs: int = 1,
+    random_state: int = 0,
+    perplexity: float = 30.0,
+    early_iter: int = 250,
+    n_iter: int = 500,
+) -> np.ndarray:
+    """openTSNE t-SNE (PCA initialisation), reported every 25 iterations via ``callback``.
+
+    ``callback(iteration, embedding)`` gets a copy; returning True raises
+    :class:`EmbeddingCancelled`. Returns the final ``n x 2`` embedding.
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    n = X.shape[0]
+    if n < 4:
+        return np.zeros((n, 2)) if n else np.empty((0, 2))
+    perplexity = float(min(perplexity, max((n - 1) / 3.0, 1.0)))
+    aff = affinity.PerplexityBasedNN(
+        X, perplexity=perplexity, n_jobs=n_jobs, random_state=random_state, verbose=False
+    )
+    init = initialization.pca(X, random_state=random_state, verbose=False)
+    emb = TSNEEmbedding(init, aff, n_jobs=n_jobs, random_state=random_state, verbose=False)
+    if callback is not None and callback(0, np.array(emb)):
+        raise EmbeddingCancelled("t-SNE cancelled")
+    schedule = [(12.0, 0.5)] * (early_iter // CHUNK) + [(1.0, 0.8)] * (n_iter // CHUNK)
+    for step, (exaggeration, momentum) in enumerate(schedule, start=1):
+        emb.optimize(
+            n_iter=CHUNK,
+            exaggeration=exaggeration,
+            momentum=momentum,
+            inplace=True,
+            verbose=False,
+        )
+        if callback is not None and callback(step * CHUNK, np.array(emb)):
+            raise EmbeddingCancelled("t-SNE cancelled")
+    return np.array(emb)
+
+
+def _nearest(
+    X: np.ndarray, ref: np.ndarray, k: int, chunk: int = 8192
+) -> tuple[np.ndarray, np.ndarray]:
+    """Indices and normalised inverse-distance weights of the k nearest rows of ``ref``."""
+    k = min(k, ref.shape[0])
+    ref_sq = np.einsum("ij,ij->i", ref, ref)
+    idx = np.empty((X.shape[0], k), dtype=np.int64)
+    w = np.empty((X.shape[0], k))
+    for s in range(0, X.shape[0], chunk):
+        xb = X[s : s + chunk]
+        d2 = np.einsum("ij,ij->i", xb, xb)[:, None] + ref_sq[None, :] - 2.0 * (xb @ ref.T)
+        np.maximum(d2, 0.0, out=d2)
+        part = (
+            np.argpartition(d2, k - 1, axis=1)[:, :k]
+            if k < ref.shape[0]
+            else (np.broadcast_to(np.arange(k), (xb.shape[0], k)).copy())
+        )
+        dist = np.sqrt(np.take_along_axis(d2, part, axis=1))
+        inv = 1.0 / (dist + 1e-9 + 0.05 * dist.mean(axis=1, keepdims=True))
+        idx[s : s + chunk] = part
+        w[s : s + chunk] = inv / inv.sum(axis=1, keepdims=True)
+    return idx, w
+
+
+def approximate_embedding(
+    X: np.ndarray,
+    *,
+    n_subsample: int = 2500,
+    k: int = 5,
+    callback: Callback | None = None,
+    n_jobs: int = 1,
+    random_state: int = 0,
+) -> np.ndarray:
+    """Fast layout for large n: t-SNE of a subsample, the rest placed from their neighbours.
+
+    Each non-embedded sample goes to the inverse-distance weighted mean of its ``k`` nearest
+    embedded samples (in the representation space), plus a tiny deterministic jitter so
+    duplicates do not stack. Intermediate frames reach ``callback`` for all n samples.
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    n = X.shape[0]
+    if n <= n_subsample:
+        return tsne_embedding(X, callback=callback, n_jobs=n_jobs, random_state=random_state)
+    rng = np.random.default_rng(random_state)
+    sub = np.sort(rng.choice(n, size=n_subsample, replace=False))
+    idx, w = _nearest(X, X[sub], k)
+    jitter = rng.normal(size=(n, 2))
+
+    def place(small: np.ndarray) -> np.ndarray:
+        full = np.einsum("nk,nkd->nd", w, small[idx])
+        spread = float(np.std(small)) if small.size else 0.0
+        full += jitter * (0.01 * spread)
+        full[sub] = small
+        return full
+
+    inner = None
+    if callback is not None:
+
+        def inner(it: int, small: np.ndarray) -> bool | None:
+            return callback(it, place(small))
+
+    small = tsne_embedding(X[sub], callback=inner, n_jobs=n_jobs, random_state=random_state)
+    return place(small)
+
+
+def embed(
+    X: np.ndarray,
+    *,
+    callback: Callback | None = None,
+    n_jobs: int = 1,
+    random_state: int = 0,
+    max_exact: int = MAX_EXACT,
+) -> np.ndarray:
+    """Exact t-SNE up to ``max_exact`` samples, the subsample approximation above."""
+    if X.shape[0] <= max_exact:
+        return tsne_embedding(X, callback=callback, n_jobs=n_jobs, random_state=random_state)
+    return approximate_embedding(
+        X,
+        n_subsample=min(max_exact, 2500),
+        callback=callback,
+        n_jobs=n_jobs,
+        random_state=random_state,
+    )

@@ -1,0 +1,1 @@
+"""Side panels: dataset, method (parameter form built from ParamSpec) and results."""

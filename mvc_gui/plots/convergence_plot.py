@@ -1,0 +1,72 @@
+"""Convergence: objective per iteration (log-scale option) and ACC/NMI/ARI when known."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import QCheckBox
+
+from mvc_gui.plots.base import PlotBox
+from mvc_gui.state import LIVE_METRICS, RunHistory
+
+__all__ = ["ConvergencePlot"]
+
+METRIC_PENS = {"acc": "#0072B2", "nmi": "#E69F00", "ari": "#009E73"}
+
+
+class ConvergencePlot(PlotBox):
+    def __init__(self, parent=None) -> None:
+        view = pg.GraphicsLayoutWidget()
+        super().__init__("Convergence", view, parent)
+        self.objective = view.addPlot(row=0, col=0)
+        self.objective.setLabel("left", "objective")
+        self.objective.showGrid(x=True, y=True, alpha=0.15)
+        self.curve = self.objective.plot(
+            pen=pg.mkPen("#2b3440", width=2),
+            symbol="o",
+            symbolSize=4,
+            symbolBrush="#2b3440",
+            symbolPen=None,
+            skipFiniteCheck=True,
+        )
+        self.curve.setDownsampling(auto=True)
+        self.metrics = view.addPlot(row=1, col=0)
+        self.metrics.setXLink(self.objective)
+        self.metrics.setLabel("bottom", "iteration")
+        self.metrics.setLabel("left", "score")
+        self.metrics.setYRange(0, 1.02, padding=0)
+        self.metrics.showGrid(x=True, y=True, alpha=0.15)
+        legend = self.metrics.addLegend(offset=(-5, 5), labelTextSize="8pt")
+        self.metric_curves = {
+            k: self.metrics.plot(pen=pg.mkPen(METRIC_PENS[k], width=2), name=k.upper())
+            for k in LIVE_METRICS
+        }
+        legend.setBrush(pg.mkBrush(255, 255, 255, 200))
+        view.ci.layout.setRowStretchFactor(0, 3)
+        view.ci.layout.setRowStretchFactor(1, 2)
+        self.log_box = QCheckBox("log scale")
+        self.log_box.setToolTip("Objective on a logarithmic axis")
+        self.log_box.toggled.connect(self._on_log_toggled)
+        self.add_control(self.log_box)
+        self.clear()
+
+    def _on_log_toggled(self, on: bool) -> None:
+        self.objective.setLogMode(y=on)
+
+    def clear(self, label: str = "objective", labels_known: bool = True) -> None:
+        self.objective.setLabel("left", label)
+        self.curve.setData([], [])
+        for c in self.metric_curves.values():
+            c.setData([], [])
+        self.metrics.setVisible(labels_known)
+
+    def update_history(self, history: RunHistory) -> None:
+        y = np.asarray(history.objective, dtype=float)
+        x = np.asarray(history.iterations, dtype=float)
+        if self.log_box.isChecked() and y.size and np.any(y <= 0):
+            self.log_box.setChecked(False)  # log of a non-positive objective is meaningless
+        self.curve.setData(x, y)
+        if history.metric_iterations:
+            mx = np.asarray(history.metric_iterations, dtype=float)
+            for k, curve in self.metric_curves.items():
+                curve.setData(mx, np.asarray(history.metrics[k], dtype=float))

@@ -1,0 +1,80 @@
+"""FastScatter: draws many points in a few QPainter.drawPoints calls (one per colour).
+
+pyqtgraph's ScatterPlotItem spends ~0.3 s of Python per 100k points in ``setData`` (one
+atlas lookup per point), which would freeze the window at every animation frame. Here the
+points of each group are mapped to device pixels and copied into a QPolygonF with numpy
+(no Python loop), then drawn with a round (or, for many points, square) pen: a 100k-point
+frame costs a few milliseconds to set up and ~20 ms to paint.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from pyqtgraph import functions as fn
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QPen
+
+__all__ = ["FastScatter"]
+
+LARGE = 3_000  # above this: square, non-antialiased dots (~2 ms per 10k points)
+
+
+class FastScatter(pg.GraphicsObject):
+    def __init__(self) -> None:
+        super().__init__()
+        self._groups: list[tuple[np.ndarray, QPen]] = []
+        self._bounds = QRectF()
+        self._xy = np.zeros((0, 2))
+
+    def set_points(
+        self, xy: np.ndarray, groups: list[np.ndarray], styles: list[tuple[QColor, float]]
+    ) -> None:
+        """Points ``xy[idx]`` of each group drawn with its (colour, pixel size)."""
+        self.prepareGeometryChange()
+        self._xy = xy
+        out = []
+        # round antialiased dots look best but cost ~5 us each: square ones for larger sets
+        cap = Qt.PenCapStyle.RoundCap if len(xy) < LARGE else Qt.PenCapStyle.SquareCap
+        for idx, (colour, size) in zip(groups, styles, strict=True):
+            if idx.size == 0:
+                continue
+            pen = QPen(colour)
+            pen.setWidthF(size)
+            pen.setCosmetic(True)
+            pen.setCapStyle(cap)
+            out.append((np.ascontiguousarray(xy[idx]), pen))
+        self._groups = out
+        if xy.size:
+            lo, hi = xy.min(axis=0), xy.max(axis=0)
+            self._bounds = QRectF(lo[0], lo[1], hi[0] - lo[0], hi[1] - lo[1])
+        else:
+            self._bounds = QRectF()
+        self.informViewBoundsChanged()  # lets the ViewBox auto-range follow the layout
+        self.update()
+
+    def dataBounds(self, ax: int, frac: float = 1.0, orthoRange=None):
+        if not self._xy.size:
+            return None, None
+        col = self._xy[:, ax]
+        return float(col.min()), float(col.max())
+
+    def boundingRect(self) -> QRectF:
+        px = self.pixelLength(None) or 0.0
+        return self._bounds.adjusted(-4 * px, -4 * px, 4 * px, 4 * px)
+
+    def paint(self, painter, option, widget=None) -> None:
+        # map to device pixels ourselves: a round cap drawn under the view's anisotropic
+        # scale would come out as an ellipse
+        t = painter.transform()
+        a = np.array([[t.m11(), t.m12()], [t.m21(), t.m22()]])
+        shift = np.array([t.dx(), t.dy()])
+        painter.resetTransform()
+        painter.setRenderHint(painter.RenderHint.Antialiasing, len(self._xy) < LARGE)
+        for pts, pen in self._groups:
+            poly = fn.create_qpolygonf(len(pts))
+            np.matmul(pts, a, out=fn.ndarray_from_qpolygonf(poly))
+            fn.ndarray_from_qpolygonf(poly)[:] += shift
+            painter.setPen(pen)
+            painter.drawPoints(poly)
+        painter.setTransform(t)

@@ -1,0 +1,131 @@
+"""Anchor graph heat map: rows sorted by cluster, columns by dominant cluster (spec §10).
+
+The image arrives pre-aggregated (<= ~1000 rows, see ``mvc_gui.display``), so drawing is
+cheap at any n. Colour strips on the left and top show the cluster of each row block and
+the dominant cluster of each anchor, in the shared cluster colours.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QToolTip
+
+from mvc_gui.display import HeatMap
+from mvc_gui.palette import NOISE_COLOR, cluster_colors
+from mvc_gui.plots.base import PlotBox
+
+__all__ = ["HeatmapPlot", "strip_image"]
+
+
+def strip_image(clusters: np.ndarray | None, length: int, vertical: bool) -> np.ndarray:
+    """An RGB strip (length x 1 or 1 x length) of cluster colours."""
+    if clusters is None:
+        rgb = np.tile(np.array(NOISE_COLOR, dtype=np.uint8), (length, 1))
+    else:
+        table = np.array(cluster_colors(int(clusters.max()) + 1), dtype=np.uint8)
+        rgb = table[clusters]
+    return rgb[:, None, :] if vertical else rgb[None, :, :]
+
+
+class HeatmapPlot(PlotBox):
+    def __init__(self, parent=None) -> None:
+        view = pg.GraphicsLayoutWidget()
+        super().__init__("Anchor graph", view, parent)
+        self.plot = view.addPlot(row=0, col=0)
+        self.plot.invertY(True)
+        self.plot.setLabel("bottom", "anchors")
+        self.plot.setLabel("left", "samples")
+        self.setToolTip(
+            "Rows: samples sorted by cluster (averaged to <= 1000 rows); columns: "
+            "anchors sorted by the cluster holding most of their weight"
+        )
+        self.plot.hideButtons()
+        small = QFont()
+        small.setPointSizeF(7.5)
+        for axis in ("left", "bottom"):
+            self.plot.getAxis(axis).setStyle(tickFont=small)
+        self.image = pg.ImageItem()
+        self.image.setColorMap(pg.colormap.get("viridis"))
+        self.plot.addItem(self.image)
+        self.rows_strip = pg.ImageItem()
+        self.cols_strip = pg.ImageItem()
+        self.plot.addItem(self.rows_strip)
+        self.plot.addItem(self.cols_strip)
+        self.bar = pg.ColorBarItem(
+            colorMap=pg.colormap.get("viridis"), interactive=False, width=12, label="weight"
+        )
+        self.bar.setImageItem(self.image)
+        view.addItem(self.bar, row=0, col=1)
+        self.highlight = pg.QtWidgets.QGraphicsRectItem()
+        self.highlight.setPen(pg.mkPen("#d62728", width=2))
+        self.highlight.hide()
+        self.plot.addItem(self.highlight)
+        self.note = pg.TextItem("", color="#6b7686", anchor=(0.5, 0.5))
+        self.plot.addItem(self.note, ignoreBounds=True)
+        view.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.heat: HeatMap | None = None
+        self.clear("Shown when the method\nprovides its graph")
+
+    def clear(self, note: str = "") -> None:
+        self.heat = None
+        for item in (self.image, self.rows_strip, self.cols_strip):
+            item.clear()
+        self.highlight.hide()
+        self.note.setText(note)
+        self.note.setPos(0.5, 0.5)
+        self.plot.setRange(xRange=(0, 1), yRange=(0, 1))
+
+    def set_heatmap(self, heat: HeatMap) -> None:
+        first = self.heat is None or self.heat.image.shape != heat.image.shape
+        self.heat = heat
+        self.note.setText("")
+        rows, m = heat.image.shape
+        self.image.setImage(heat.image, levels=heat.levels, autoLevels=False)
+        self.image.setRect(QRectF(0, 0, m, rows))
+        self.bar.setLevels(heat.levels)
+        w, h = max(m * 0.025, 0.5), max(rows * 0.025, 0.5)
+        self.rows_strip.setImage(
+            strip_image(heat.row_cluster, rows, True), autoLevels=False, levels=(0, 255)
+        )
+        self.rows_strip.setRect(QRectF(-1.5 * w, 0, w, rows))
+        self.cols_strip.setImage(
+            strip_image(heat.col_cluster, m, False), autoLevels=False, levels=(0, 255)
+        )
+        self.cols_strip.setRect(QRectF(0, -1.5 * h, m, h))
+        if first:
+            self.plot.setRange(xRange=(-1.6 * w, m), yRange=(-1.6 * h, rows), padding=0.01)
+
+    def set_highlight(self, cluster: int | None) -> None:
+        heat = self.heat
+        if cluster is None or heat is None or heat.row_cluster is None:
+            self.highlight.hide()
+            return
+        rows = np.flatnonzero(heat.row_cluster == cluster)
+        if not rows.size:
+            self.highlight.hide()
+            return
+        m = heat.image.shape[1]
+        self.highlight.setRect(QRectF(0, rows[0], m, rows[-1] - rows[0] + 1))
+        self.highlight.show()
+
+    def _on_mouse_moved(self, pos: QPointF) -> None:
+        heat = self.heat
+        vb = self.plot.getViewBox()
+        if heat is None or not vb.sceneBoundingRect().contains(pos):
+            return
+        p = vb.mapSceneToView(pos)
+        r, c = int(np.floor(p.y())), int(np.floor(p.x()))
+        rows, m = heat.image.shape
+        if not (0 <= r < rows and 0 <= c < m):
+            QToolTip.hideText()
+            return
+        per = heat.n_samples / rows
+        text = f"display row {r} (~{per:.0f} samples averaged)\nanchor column {c}"
+        if heat.row_cluster is not None:
+            text += f"\nrow cluster {heat.row_cluster[r]}, anchor's cluster {heat.col_cluster[c]}"
+        text += f"\nmean weight {heat.image[r, c]:.4g}"
+        view = self.view
+        QToolTip.showText(view.mapToGlobal(view.mapFromScene(pos)), text, view)
