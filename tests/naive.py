@@ -52,3 +52,19 @@ def fmdc_sweep(q, labels, c, order):
             labels[i] = best
             moved += 1
     return labels, moved
+
+
+def balanced_split(x, rows, c0, c1, max_iter):
+    """Balanced 2-means with NumPy: the reference for core.kernels.graph.balanced_split."""
+    half = rows.size // 2
+    order, side = np.arange(rows.size), None
+    for _ in range(max_iter):
+        q = 2 * x[rows] @ (c1 - c0) + c0 @ c0 - c1 @ c1
+        new = np.argsort(q, kind="stable")
+        new_side = np.zeros(rows.size, bool)
+        new_side[new[:half]] = True
+        if side is not None and np.array_equal(new_side, side):
+            break
+        order, side = new, new_side
+        c0, c1 = x[rows[order[:half]]].mean(0), x[rows[order[half:]]].mean(0)
+    return order

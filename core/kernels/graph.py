@@ -132,3 +132,75 @@ def gather_csr_mean(
         for p in range(indptr[r], indptr[r + 1]):
             out[indices[p]] += data[p]
     return out / rows.shape[0]
+
+
+@njit(**JIT)
+def balanced_split(
+    x: np.ndarray, rows: np.ndarray, c0: np.ndarray, c1: np.ndarray, max_iter: int
+) -> np.ndarray:
+    """Balanced 2-means on the rows ``rows`` of a dense matrix (FMDC spec §4.1), one call.
+
+    Starts from centres c0, c1; each round sorts q_i = 2 x_i.(c1 - c0) + |c0|² - |c1|²
+    (stable) and gives the first floor(n/2) to group 0; stops when the halves repeat.
+    Returns the order of positions in ``rows``: the first floor(n/2) form group 0.
+    """
+    n, d = rows.shape[0], x.shape[1]
+    half = n // 2
+    q = np.empty(n)
+    side = np.zeros(n, dtype=np.bool_)
+    order = np.arange(n)
+    have = False
+    for _ in range(max_iter):
+        w = c1 - c0
+        const = 0.0
+        for j in range(d):
+            const += c0[j] * c0[j] - c1[j] * c1[j]
+        for t in range(n):
+            r = rows[t]
+            s = 0.0
+            for j in range(d):
+                s += x[r, j] * w[j]
+            q[t] = 2.0 * s + const
+        new = np.argsort(q, kind="mergesort")
+        new_side = np.zeros(n, dtype=np.bool_)
+        for t in range(half):
+            new_side[new[t]] = True
+        if have and np.array_equal(new_side, side):
+            break
+        order, side, have = new, new_side, True
+        c0 = np.zeros(d)
+        c1 = np.zeros(d)
+        for t in range(n):
+            r = rows[order[t]]
+            if t < half:
+                for j in range(d):
+                    c0[j] += x[r, j]
+            else:
+                for j in range(d):
+                    c1[j] += x[r, j]
+        c0 /= max(half, 1)
+        c1 /= max(n - half, 1)
+    return order
+
+
+@njit(**PARALLEL_JIT)
+def balanced_split_level(
+    x: np.ndarray,
+    rows: np.ndarray,
+    offsets: np.ndarray,
+    seed0: np.ndarray,
+    seed1: np.ndarray,
+    max_iter: int,
+) -> np.ndarray:
+    """``balanced_split`` for every group of one BKHK level at once (parallel over groups).
+
+    Group g is rows[offsets[g]:offsets[g + 1]], started from rows seed0[g] and seed1[g] of x.
+    Returns, per group and in the same layout, the order of positions within the group.
+    """
+    out = np.empty(rows.shape[0], dtype=np.int64)
+    for g in prange(offsets.shape[0] - 1):
+        lo, hi = offsets[g], offsets[g + 1]
+        out[lo:hi] = balanced_split(
+            x, rows[lo:hi], x[seed0[g]].copy(), x[seed1[g]].copy(), max_iter
+        )
+    return out

@@ -130,7 +130,7 @@ class FMDC(BaseSolver):
             "bkhk_space",
             "choice",
             "auto",
-            "Where BKHK forms its balanced groups: the full features, or a 128-dim random "
+            "Where BKHK forms its balanced groups: the full features, or a 64-dim random "
             "projection (one pass over the data; anchors are still means of the original "
             "features). Automatic: the projection above 5e7 stored values.",
             choices=("auto", "full", "sketch"),

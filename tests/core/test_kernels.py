@@ -14,6 +14,8 @@ import scipy.sparse as sp
 import naive
 from core.kernels.fmdc import fmdc_sweep
 from core.kernels.graph import (
+    balanced_split,
+    balanced_split_level,
     gather_csr_dot,
     gather_csr_mean,
     gather_dense_dot,
@@ -88,6 +90,29 @@ def test_fmdc_sweep_matches_dense_twin(rng):
     ind = sp.csr_matrix((np.ones(n), (np.arange(n), got)), shape=(n, c))
     np.testing.assert_allclose(b, (q.T @ ind).toarray(), atol=1e-12)
     np.testing.assert_allclose(a, np.einsum("ij,ij->j", b, b), atol=1e-10)
+
+
+@pytest.mark.parametrize("n", [2, 3, 41, 200])
+def test_balanced_split_matches_twin(rng, n):
+    x = rng.normal(size=(300, 6)) + np.repeat([[0.0], [3.0]], 150, axis=0)
+    rows = np.sort(rng.choice(300, n, replace=False))
+    c0, c1 = x[rows[0]].copy(), x[rows[-1]].copy()
+    got = balanced_split(x, rows, c0.copy(), c1.copy(), 100)
+    expect = naive.balanced_split(x, rows, c0, c1, 100)
+    half = n // 2
+    assert set(got[:half]) == set(expect[:half]) and sorted(got) == list(range(n))
+
+
+def test_balanced_split_level_equals_one_call_per_group(rng):
+    x = rng.normal(size=(120, 4))
+    groups = [np.arange(0, 50), np.arange(50, 51), np.arange(51, 120)]
+    rows = np.concatenate(groups)
+    offsets = np.array([0, 50, 51, 120])
+    seeds = np.array([[0, 49], [50, 50], [51, 119]])
+    got = balanced_split_level(x, rows, offsets, seeds[:, 0], seeds[:, 1], 100)
+    for g, lo, (s0, s1) in zip(groups, offsets[:-1], seeds, strict=True):
+        one = balanced_split(x, g, x[s0].copy(), x[s1].copy(), 100)
+        np.testing.assert_array_equal(got[lo : lo + g.size], one)
 
 
 @pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="already without JIT")
