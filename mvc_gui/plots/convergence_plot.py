@@ -36,7 +36,8 @@ class ConvergencePlot(PlotBox):
         self.metrics.setLabel("left", "score")
         self.metrics.setYRange(0, 1.02, padding=0)
         self.metrics.showGrid(x=True, y=True, alpha=0.15)
-        legend = self.metrics.addLegend(offset=(-5, 5), labelTextSize="8pt")
+        # bottom right, in one row: scores live near the top, so the legend hides no data
+        legend = self.metrics.addLegend(offset=(-5, -5), labelTextSize="8pt", colCount=3)
         self.metric_curves = {
             k: self.metrics.plot(pen=pg.mkPen(METRIC_PENS[k], width=2), name=k.upper())
             for k in LIVE_METRICS
