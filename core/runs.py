@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import functools
 import io
 import json
 import os
@@ -31,6 +32,13 @@ _PACKAGES = ("mvc-studio", "numpy", "scipy", "numba", "scikit-learn", "h5py", "o
 
 
 def package_versions() -> dict[str, str]:
+    """Versions of Python and the numerical stack (cached: the metadata look-ups take tens
+    of milliseconds, and the GUI builds a run record on its event loop)."""
+    return dict(_package_versions())
+
+
+@functools.lru_cache(maxsize=1)
+def _package_versions() -> dict[str, str]:
     out = {"python": platform.python_version()}
     for name in _PACKAGES:
         with contextlib.suppress(metadata.PackageNotFoundError):

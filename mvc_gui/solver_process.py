@@ -10,6 +10,7 @@ kernel when Stop is pressed is terminated and a fresh one is started for the nex
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import pickle
 import subprocess
@@ -114,12 +115,40 @@ def serve(conn: Any) -> None:
             solver,
             lambda v=views, m=methods: preprocess_views(v, m),
             labels,
-            lambda frame: conn.send(("frame", frame)),
+            lambda frame: conn.send(("frame", slim_frame(frame))),
             control,
         )
-        if end.status != "finished":
-            end.solver = None  # nothing fitted to send back
+        end.solver = slim_solver(end.solver) if end.status == "finished" else None
         conn.send(("end", end))
+
+
+_KEEP = {"labels_", "view_weights_", "objective_history_", "history_", "stage_times_"}
+
+
+def slim_frame(frame: Any) -> Any:
+    """The frame without the n x m anchor graph: the heat map was already aggregated here.
+
+    Unpickling large arrays in the parent holds its GIL and stalled the window (~0.2 s at
+    the final state on Hdigit)."""
+    if getattr(frame.state, "anchor_graph", None) is None:
+        return frame
+    return dataclasses.replace(frame, state=dataclasses.replace(frame.state, anchor_graph=None))
+
+
+def slim_solver(solver: Any) -> Any:
+    """The fitted solver without its large arrays (graphs, anchors, embeddings): the parent
+    only builds the run record from it, which needs labels, weights and histories."""
+    if solver is None:
+        return None
+    for name, value in list(vars(solver).items()):
+        big = getattr(value, "nbytes", 0) > 1 << 20 or hasattr(value, "nnz")
+        big = big or (
+            isinstance(value, list | tuple)
+            and any(getattr(v, "nbytes", 0) > 1 << 20 or hasattr(v, "nnz") for v in value)
+        )
+        if name.endswith("_") and name not in _KEEP and big:
+            setattr(solver, name, None)
+    return solver
 
 
 class SolverServer:
