@@ -65,6 +65,7 @@ def balanced_split(x, rows, c0, c1, max_iter):
         new_side[new[:half]] = True
         if side is not None and np.array_equal(new_side, side):
             break
-        order, side = new, new_side
+        side = new_side
+        order = np.concatenate([np.flatnonzero(side), np.flatnonzero(~side)])
         c0, c1 = x[rows[order[:half]]].mean(0), x[rows[order[half:]]].mean(0)
     return order

@@ -135,14 +135,38 @@ def gather_csr_mean(
 
 
 @njit(**JIT)
+def _lower_half(q: np.ndarray, half: int) -> np.ndarray:
+    """Mask of the ``half`` smallest entries, ties taken in index order: the same set as the
+    first ``half`` positions of a stable argsort, found in O(n) by selection."""
+    n = q.shape[0]
+    side = np.zeros(n, dtype=np.bool_)
+    if half == 0:
+        return side
+    v = np.partition(q, half - 1)[half - 1]
+    taken = 0
+    for t in range(n):
+        if q[t] < v:
+            side[t] = True
+            taken += 1
+    for t in range(n):
+        if taken == half:
+            break
+        if q[t] == v:
+            side[t] = True
+            taken += 1
+    return side
+
+
+@njit(**JIT)
 def balanced_split(
     x: np.ndarray, rows: np.ndarray, c0: np.ndarray, c1: np.ndarray, max_iter: int
 ) -> np.ndarray:
     """Balanced 2-means on the rows ``rows`` of a dense matrix (FMDC spec §4.1), one call.
 
     Starts from centres c0, c1; each round sorts q_i = 2 x_i.(c1 - c0) + |c0|² - |c1|²
-    (stable) and gives the first floor(n/2) to group 0; stops when the halves repeat.
-    Returns the order of positions in ``rows``: the first floor(n/2) form group 0.
+    and gives the floor(n/2) smallest (ties by index, as a stable sort) to group 0; stops
+    when the halves repeat.
+    Returns the positions in ``rows`` of group 0 then group 1, each in index order.
     """
     n, d = rows.shape[0], x.shape[1]
     half = n // 2
@@ -161,13 +185,11 @@ def balanced_split(
             for j in range(d):
                 s += x[r, j] * w[j]
             q[t] = 2.0 * s + const
-        new = np.argsort(q, kind="mergesort")
-        new_side = np.zeros(n, dtype=np.bool_)
-        for t in range(half):
-            new_side[new[t]] = True
+        new_side = _lower_half(q, half)
         if have and np.array_equal(new_side, side):
             break
-        order, side, have = new, new_side, True
+        side, have = new_side, True
+        order = np.concatenate((np.flatnonzero(side), np.flatnonzero(~side)))
         c0 = np.zeros(d)
         c1 = np.zeros(d)
         for t in range(n):
