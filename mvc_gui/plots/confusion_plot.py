@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtCore import QPointF, QRectF, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPen
 
 from mvc_gui.display import confusion
 from mvc_gui.plots.base import PlotBox
@@ -18,6 +18,65 @@ MAX_TEXT_CELLS = 400
 
 def _short(count: int) -> str:
     return f"{count / 1000:.1f}k" if count >= 10_000 else str(count)
+
+
+class CountsItem(pg.GraphicsObject):
+    """All cell counts of the matrix in one item: one paint call draws every number.
+
+    100 separate TextItems cost ~60 ms to create and lay out on the event loop, and every
+    one of them is repainted (and re-mapped to device coordinates) in each paint cycle.
+    Here the texts are plain strings, drawn in device pixels (so they keep their size
+    under the view's scaling) and centred on their cells.
+    """
+
+    def __init__(self, font: QFont) -> None:
+        super().__init__()
+        self._font = font
+        self._metrics = QFontMetricsF(font)
+        self._cells: list[tuple[float, float, str, bool]] = []  # x, y, text, light
+        self._bounds = QRectF()
+        self._pens = (QPen(QColor("#2b3440")), QPen(QColor("#ffffff")))
+
+    def set_cells(self, counts: np.ndarray, norm: np.ndarray) -> None:
+        rows, cols = counts.shape
+        cells = []
+        if rows * cols <= MAX_TEXT_CELLS:
+            for i, j in zip(*(a.tolist() for a in np.nonzero(counts)), strict=True):
+                light = bool(norm[i, j] > 0.55)
+                cells.append((j + 0.5, i + 0.5, _short(int(counts[i, j])), light))
+        if cells == self._cells:
+            return
+        self.prepareGeometryChange()
+        self._cells = cells
+        self._bounds = QRectF(0, 0, cols, rows) if cells else QRectF()
+        self.update()
+
+    def clear(self) -> None:
+        self.set_cells(np.zeros((0, 0)), np.zeros((0, 0)))
+
+    def texts(self) -> list[str]:
+        return [c[2] for c in self._cells]
+
+    def boundingRect(self) -> QRectF:
+        return self._bounds
+
+    def paint(self, painter, option, widget=None) -> None:
+        if not self._cells:
+            return
+        t = painter.transform()
+        painter.resetTransform()
+        painter.setFont(self._font)
+        fm = self._metrics
+        h = fm.ascent() - fm.descent()
+        for light in (False, True):
+            painter.setPen(self._pens[light])
+            for x, y, text, lt in self._cells:
+                if lt is light:
+                    p = t.map(QPointF(x, y))
+                    painter.drawText(
+                        QPointF(p.x() - fm.horizontalAdvance(text) / 2, p.y() + h / 2), text
+                    )
+        painter.setTransform(t)
 
 
 class ConfusionPlot(PlotBox):
@@ -41,13 +100,13 @@ class ConfusionPlot(PlotBox):
         self.highlight.setPen(pg.mkPen("#d62728", width=2))
         self.highlight.hide()
         self.plot.addItem(self.highlight)
-        self._texts: list[pg.TextItem] = []
-        self._text_state: dict[int, tuple] = {}  # what each text item shows now
+        self._font = QFont()
+        self._font.setPointSizeF(7.5)
+        self.counts = CountsItem(self._font)
+        self.plot.addItem(self.counts)
         self.order = np.zeros(0, dtype=np.int64)
         self.class_names: list[str] = []
         self._key: bytes | None = None
-        self._font = QFont()
-        self._font.setPointSizeF(7.5)
         view.scene().sigMouseClicked.connect(self._on_mouse_clicked)
         self.setToolTip("Click a column to select that cluster in every view")
 
@@ -57,9 +116,7 @@ class ConfusionPlot(PlotBox):
         self.image.clear()
         self.strip.clear()
         self.highlight.hide()
-        for t in self._texts:
-            t.setText("")
-        self._text_state.clear()
+        self.counts.clear()
 
     def set_labels(self, true_labels: np.ndarray, labels: np.ndarray, n_clusters: int) -> None:
         key = labels.tobytes()
@@ -79,38 +136,7 @@ class ConfusionPlot(PlotBox):
         names = self.class_names
         self.plot.getAxis("left").setTicks([[(i + 0.5, names[i]) for i in range(rows)]])
         self.plot.setRange(xRange=(0, cols), yRange=(-0.4, rows), padding=0.02)
-        self._draw_counts(counts, norm)
-
-    def _draw_counts(self, counts: np.ndarray, norm: np.ndarray) -> None:
-        rows, cols = counts.shape
-        cells = rows * cols if rows * cols <= MAX_TEXT_CELLS else 0
-        while len(self._texts) < cells:
-            t = pg.TextItem("", anchor=(0.5, 0.5))
-            t.setFont(self._font)
-            self.plot.addItem(t)
-            self._texts.append(t)
-        # touch only the cells whose text, colour or place changed: re-laying out 100 text
-        # items took ~65 ms per labelling on the event loop
-        for k, t in enumerate(self._texts):
-            if k < cells:
-                i, j = divmod(k, cols)
-                want = (
-                    _short(int(counts[i, j])) if counts[i, j] else "",
-                    "#ffffff" if norm[i, j] > 0.55 else "#2b3440",
-                    (j + 0.5, i + 0.5),
-                )
-            else:
-                want = ("", None, None)
-            have = self._text_state.get(k)
-            if have == want:
-                continue
-            if have is None or have[0] != want[0]:
-                t.setText(want[0])
-            if want[1] is not None and (have is None or have[1] != want[1]):
-                t.setColor(want[1])
-            if want[2] is not None and (have is None or have[2] != want[2]):
-                t.setPos(*want[2])
-            self._text_state[k] = want
+        self.counts.set_cells(counts, norm)
 
     def set_highlight(self, cluster: int | None) -> None:
         hits = np.flatnonzero(self.order == cluster) if cluster is not None else []

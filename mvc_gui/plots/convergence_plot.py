@@ -55,10 +55,12 @@ class ConvergencePlot(PlotBox):
         self.objective.setLogMode(y=on)
 
     def clear(self, label: str = "objective", labels_known: bool = True) -> None:
-        self.objective.setLabel("left", label)
-        self.curve.setData([], [])
-        for c in self.metric_curves.values():
-            c.setData([], [])
+        # only what changed: a new axis label re-lays out the plot (another full repaint)
+        if self.objective.getAxis("left").labelText != label:
+            self.objective.setLabel("left", label)
+        for c in (self.curve, *self.metric_curves.values()):
+            if c.xData is not None and len(c.xData):
+                c.setData([], [])
         self.metrics.setVisible(labels_known)
 
     def update_history(self, history: RunHistory) -> None:

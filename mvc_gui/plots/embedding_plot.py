@@ -140,9 +140,11 @@ class EmbeddingPlot(PlotBox):
         if labels is None or labels.shape[0] != n:
             specs.append((np.arange(n), QColor(*NOISE_COLOR), size))
         else:
-            order = np.argsort(labels, kind="stable")
             k = int(labels.max()) + 1
-            bounds = np.searchsorted(labels[order], np.arange(k + 1))
+            # small non-negative ints: a 16-bit stable sort is a radix sort (~3x faster)
+            keys = labels.astype(np.int16) if k < 2**15 and labels.min() >= 0 else labels
+            order = np.argsort(keys, kind="stable")
+            bounds = np.searchsorted(keys[order], np.arange(k + 1))
             colours = cluster_colors(k)
             for c in range(k):
                 idx = order[bounds[c] : bounds[c + 1]]

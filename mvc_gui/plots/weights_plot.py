@@ -38,8 +38,16 @@ class WeightsPlot(PlotBox):
         self._timer.timeout.connect(self._on_timer_timeout)
 
     def set_views(self, names: list[str]) -> None:
-        self.names = list(names)
         n = len(names)
+        if list(names) == self.names and len(self._texts) == n:
+            # same views (every new run): keep the axis and text items, zero the bars;
+            # recreating them re-lays out the plot and repaints it several times in a row
+            self._timer.stop()
+            self.current = np.zeros(n)
+            self.target = np.zeros(n)
+            self._draw()
+            return
+        self.names = list(names)
         self.current = np.zeros(n)
         self.target = np.zeros(n)
         short = [nm if len(nm) <= 9 else nm[:8] + "\u2026" for nm in names]
