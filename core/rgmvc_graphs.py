@@ -27,12 +27,14 @@ import scipy.sparse as sp
 from core.dataset import View
 from core.graphs import block_rows, row_sq_norms
 from core.kernels.rgmvc import (
+    accumulate_cols,
     base_kernel_block,
     final_block,
+    gauss_rows_block,
     normalized_sums_block,
     scan_block,
     select_block,
-    sums_block,
+    tri_dist_block,
 )
 
 __all__ = [
@@ -49,6 +51,7 @@ log = logging.getLogger(__name__)
 
 KINDS = ("gaussian", "cosine")
 _EPS_DIAG = 1e-12  # kcenter's "+ 1e-12 I"
+_TRI_BLOCK = 2048  # side of the square blocks of the triangle passes (32 MB each)
 
 
 def resolve_kinds(views: list[View], kernel: str) -> list[str]:
@@ -72,6 +75,22 @@ def prepare_view(x: View, kind: str) -> View:
 def gram_rows(x: View, start: int, stop: int) -> np.ndarray:
     """x[start:stop] @ x.T as a dense C-contiguous block."""
     g = x[start:stop] @ x.T
+    return np.ascontiguousarray(g.toarray() if sp.issparse(g) else g, dtype=np.float64)
+
+
+def _tri_blocks(n: int, size: int) -> list[tuple[int, int, int, int]]:
+    """(r0, r1, c0, c1) of the square blocks on and above the diagonal, row by row."""
+    size = max(1, size)
+    return [
+        (r0, min(n, r0 + size), c0, min(n, c0 + size))
+        for r0 in range(0, n, size)
+        for c0 in range(r0, n, size)
+    ]
+
+
+def _gram_block(x: View, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
+    """x[r0:r1] @ x[c0:c1].T as a dense C-contiguous block."""
+    g = x[r0:r1] @ x[c0:c1].T
     return np.ascontiguousarray(g.toarray() if sp.issparse(g) else g, dtype=np.float64)
 
 
@@ -185,18 +204,25 @@ def dense_kernel(x: View, kind: str, bandwidth: float) -> tuple[np.ndarray, Kern
 
 
 def kernel_passes(
-    x: View, kind: str, bandwidth: float, *, force_exact: bool = False, n_top: int = 32
+    x: View,
+    kind: str,
+    bandwidth: float,
+    *,
+    force_exact: bool = False,
+    n_top: int = 32,
+    block: int | None = None,
 ) -> Generator[float, None, KernelChain | None]:
     """Sparse path: the chain constants of one view from blockwise passes.
 
-    Gaussian: pass 1 computes squared distances (their mean root gives σ) and keeps the
-    nearest; pass 2 sums K0 and K0². Cosine needs only the second kind of pass. The
-    clipping of step 1 touches only entries above μ + 4s, i.e. a sample's nearest
-    neighbours: when every such entry is among the kept ones (and no entry lies below
-    μ − 4s), the row sums of K2 follow exactly from the sums and the kept values; otherwise
-    (or with force_exact) one more pass computes them directly. ``n_top`` neighbours per
-    sample are kept for this. Yields the fraction done; returns the chain, or None for a
-    constant kernel.
+    Gaussian: pass 1 sums the distances (σ; a mean of distances, not of squared ones, so
+    it has no closed form); pass 2 sums K0 and K0² per row and keeps each row's ``n_top``
+    largest and smallest K0. Both visit only the blocks on and above the diagonal
+    (``block`` rows/columns each) and credit each entry to its row and its column, so they
+    cost half a full pass each. Cosine needs one full pass (largest values and the row
+    minima). The clip of step 1 touches only entries above μ + 4s or below μ − 4s: when
+    all of them are among the kept ones, the row sums of K2 follow exactly from the sums
+    and the kept values; otherwise (or with force_exact) one more pass computes them
+    directly. Yields the fraction done; returns the chain, or None for a constant kernel.
     """
     x = prepare_view(x, kind)
     n = x.shape[0]
@@ -206,7 +232,6 @@ def kernel_passes(
     n_passes = 3 if kind == "gaussian" else 2
     top_idx = np.zeros((n, big_l), dtype=np.int64)
     top_val = np.zeros((n, big_l), dtype=np.float64)
-    stats = np.empty((n, 5))
     sums = np.empty((n, 2))
     done = 0.0
 
@@ -219,28 +244,41 @@ def kernel_passes(
 
     inv2s2 = 0.0
     if kind == "gaussian":
-        for start, stop, d2 in blocks(0, 0.0):
-            stats[start:stop] = scan_block(d2, start, -1.0, top_idx, top_val)
-            yield (done + stop / n) / n_passes
+        # both Gaussian passes run over the upper-triangle blocks only (K0 is symmetric)
+        tri = _tri_blocks(n, block or _TRI_BLOCK)
+        sd, maxd2 = 0.0, 0.0
+        for k, (r0, r1, c0, c1) in enumerate(tri):
+            g = _gram_block(x, r0, r1, c0, c1)
+            out = tri_dist_block(g, sq[r0:r1], sq[c0:c1], r0, c0)
+            sd += 2.0 * float(out[:, 0].sum())
+            maxd2 = max(maxd2, float(out[:, 1].max()))
+            yield (done + (k + 1) / len(tri)) / n_passes
         done += 1
-        sigma = bandwidth * float(stats[:, 2].sum()) / (n * (n - 1))
+        sigma = bandwidth * sd / (n * (n - 1))
         if not sigma > 0:
             return None
         inv2s2 = 1.0 / (2.0 * sigma * sigma)
-        top_k0 = np.exp(-top_val * inv2s2)
-        kmin = np.exp(-stats[:, 4] * inv2s2)
+        sums[:] = 0.0
+        top_k0 = np.full((n, big_l), -np.inf)
+        neg_bot = np.full((n, big_l), -np.inf)
+        for k, (r0, r1, c0, c1) in enumerate(tri):
+            g = _gram_block(x, r0, r1, c0, c1)
+            gauss_rows_block(g, sq[r0:r1], sq[c0:c1], r0, c0, inv2s2, sums, top_k0, neg_bot)
+            if c0 != r0:
+                accumulate_cols(g, r0, c0, sums, top_k0, neg_bot)
+            yield (done + (k + 1) / len(tri)) / n_passes
+        done += 1
+        bot_k0 = -neg_bot  # each row's big_l smallest K0 (j != i), ascending
+        kmin = np.full(n, np.exp(-maxd2 * inv2s2))
         kmax_off = np.ones(n)
         diag0 = np.ones(n)
-        for start, stop, k0 in blocks(1, inv2s2):
-            sums[start:stop] = sums_block(k0)
-            yield (done + stop / n) / n_passes
-        done += 1
     else:
+        stats = np.empty((n, 5))
         for start, stop, k0 in blocks(2, 0.0):
             stats[start:stop] = scan_block(k0, start, 1.0, top_idx, top_val)
             yield (done + stop / n) / n_passes
         done += 1
-        top_k0 = top_val
+        top_k0, bot_k0 = top_val, None
         sums[:] = stats[:, :2]
         kmin, kmax_off = stats[:, 3], stats[:, 4]
         diag0 = row_sq_norms(x)
@@ -253,9 +291,13 @@ def kernel_passes(
     dsafe = np.where(bad, 1.0, diag)
     k2_diag = np.where(bad, 1.0, diag / np.sqrt(dsafe * dsafe))
     good_d = diag[~bad]
+    if bot_k0 is None:
+        low_ok = float(kmin.min()) >= lo
+    else:  # every entry below lo is among the kept smallest
+        low_ok = big_l >= n - 1 or bool(np.all(bot_k0[:, -1] >= lo))
     shortcut = (
         not force_exact
-        and float(kmin.min()) >= lo
+        and low_ok
         and (big_l >= n - 1 or bool(np.all(top_k0[:, -1] <= hi)))
         and good_d.size > 0
         and bool(np.all(good_d == good_d[0]))
@@ -267,6 +309,11 @@ def kernel_passes(
         over_sq = np.where(top_k0 > hi, top_k0**2 - hi**2, 0.0)
         rs1 = sums[:, 0] - over.sum(axis=1) - np.maximum(diag0 - hi, 0.0)
         ss1 = sums[:, 1] - over_sq.sum(axis=1) - np.where(diag0 > hi, diag0**2 - hi**2, 0.0)
+        rs1 += np.maximum(lo - diag0, 0.0)
+        ss1 += np.where(diag0 < lo, lo**2 - diag0**2, 0.0)
+        if bot_k0 is not None:  # entries raised to lo by the clip
+            rs1 += np.maximum(lo - bot_k0, 0.0).sum(axis=1)
+            ss1 += np.where(bot_k0 < lo, lo**2 - bot_k0**2, 0.0).sum(axis=1)
         rs2 = np.where(bad, 1.0, (rs1 - diag) / np.sqrt(delta * delta) + k2_diag)
         ss2 = np.where(bad, 1.0, (ss1 - diag**2) / (delta * delta) + k2_diag**2)
     else:

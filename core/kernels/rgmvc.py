@@ -274,20 +274,107 @@ def scan_block(
 
 
 @njit(**PARALLEL_JIT)
-def sums_block(k0: np.ndarray) -> np.ndarray:
-    """Row sums and row sums of squares of a block (b x 2)."""
-    b, n = k0.shape
+def tri_dist_block(g: np.ndarray, sq_r: np.ndarray, sq_c: np.ndarray, row0: int, col0: int):
+    """Σ sqrt(d²) and max d² over the pairs j > i of a Gram block (rows row0.., cols col0..).
+
+    ``g[r, c] = x_i . x_j``; d² is clipped at 0 as in the dense path. Returns (b x 2); twice
+    the first column summed over the upper-triangle blocks is Σ_{i≠j} ‖x_i − x_j‖.
+    """
+    b, m = g.shape
     out = np.empty((b, 2), dtype=np.float64)
     for r in prange(b):
+        i = row0 + r
+        sd = 0.0
+        hi = 0.0
+        for c in range(max(0, i + 1 - col0), m):
+            d2 = sq_r[r] + sq_c[c] - 2.0 * g[r, c]
+            if d2 < 0.0:
+                d2 = 0.0
+            sd += math.sqrt(d2)
+            hi = max(hi, d2)
+        out[r, 0] = sd
+        out[r, 1] = hi
+    return out
+
+
+@njit(**JIT)
+def _push_top(val: np.ndarray, x: float) -> None:
+    """Insert x into the descending list val (fixed length, padded with −inf)."""
+    pos = val.shape[0] - 1
+    if not x > val[pos]:
+        return
+    while pos > 0 and val[pos - 1] < x:
+        val[pos] = val[pos - 1]
+        pos -= 1
+    val[pos] = x
+
+
+@njit(**PARALLEL_JIT)
+def gauss_rows_block(
+    g: np.ndarray,
+    sq_r: np.ndarray,
+    sq_c: np.ndarray,
+    row0: int,
+    col0: int,
+    inv2s2: float,
+    sums: np.ndarray,
+    top: np.ndarray,
+    neg_bot: np.ndarray,
+) -> None:
+    """In place: Gram block -> Gaussian K0 (d² clipped at 0, zero on i == j), fused with
+    the row statistics: adds the row sums of K0 and K0² to ``sums[row0 + r]`` and merges
+    the values (j ≠ i) into the descending running lists ``top[row0 + r]`` and their
+    negatives into ``neg_bot[row0 + r]`` (the smallest values; start both at −inf).
+    :func:`accumulate_cols` adds the column side."""
+    b, m = g.shape
+    for r in prange(b):
+        i = row0 + r
         s1 = 0.0
         s2 = 0.0
-        for j in range(n):
-            x = k0[r, j]
+        for c in range(m):
+            d2 = sq_r[r] + sq_c[c] - 2.0 * g[r, c]
+            if d2 < 0.0 or col0 + c == i:
+                d2 = 0.0
+            x = math.exp(-d2 * inv2s2)
+            g[r, c] = x
             s1 += x
             s2 += x * x
-        out[r, 0] = s1
-        out[r, 1] = s2
-    return out
+            if col0 + c != i:
+                _push_top(top[i], x)
+                _push_top(neg_bot[i], -x)
+        sums[i, 0] += s1
+        sums[i, 1] += s2
+
+
+_COL_TILE = 16  # columns per task in accumulate_cols: each row read is one cache line pair
+
+
+@njit(**PARALLEL_JIT)
+def accumulate_cols(
+    k0: np.ndarray, row0: int, col0: int, sums: np.ndarray, top: np.ndarray, neg_bot: np.ndarray
+) -> None:
+    """The column side of :func:`gauss_rows_block`: adds column sums of K0 and K0² to
+    ``sums[col0 + c]`` and merges the values (i ≠ j) into ``top[col0 + c]`` (negatives
+    into ``neg_bot[col0 + c]``). Tiles of
+    columns read the block row by row, so no transposed copy is needed."""
+    b, m = k0.shape
+    n_tiles = (m + _COL_TILE - 1) // _COL_TILE
+    for tt in prange(n_tiles):
+        c_lo = tt * _COL_TILE
+        c_hi = min(m, c_lo + _COL_TILE)
+        s1 = np.zeros(_COL_TILE, dtype=np.float64)
+        s2 = np.zeros(_COL_TILE, dtype=np.float64)
+        for r in range(b):
+            for c in range(c_lo, c_hi):
+                x = k0[r, c]
+                s1[c - c_lo] += x
+                s2[c - c_lo] += x * x
+                if row0 + r != col0 + c:
+                    _push_top(top[col0 + c], x)
+                    _push_top(neg_bot[col0 + c], -x)
+        for c in range(c_lo, c_hi):
+            sums[col0 + c, 0] += s1[c - c_lo]
+            sums[col0 + c, 1] += s2[c - c_lo]
 
 
 @njit(**PARALLEL_JIT)

@@ -9,16 +9,18 @@ import scipy.sparse as sp
 
 from core.dataset import DataError
 from core.kernels.rgmvc import (
+    accumulate_cols,
     base_kernel_block,
     dense_graph_solve,
     final_block,
+    gauss_rows_block,
     left_out_bound,
     normalized_sums_block,
     scan_block,
     select_block,
     simplex_threshold,
     sparse_graph_solve,
-    sums_block,
+    tri_dist_block,
 )
 from core.metrics import all_metrics
 from core.rgmvc_graphs import dense_kernel, kernel_passes, prepare_view, select_candidates
@@ -123,10 +125,57 @@ def test_chain_blocks_match_numpy(rng):
     np.testing.assert_allclose(g, k_ref[5:17], atol=1e-10)
     k0 = np.exp(-np.maximum(sq[:, None] + sq[None] - 2 * x @ x.T, 0) * chain.inv2s2)
     np.fill_diagonal(k0, 1.0)
-    np.testing.assert_allclose(sums_block(k0.copy()), np.c_[k0.sum(1), (k0**2).sum(1)])
     k2 = chain.normalized(k0, np.arange(30)[:, None], np.arange(30)[None])
     out = normalized_sums_block(k0.copy(), 0, chain.lo, chain.hi, chain.diag, chain.bad)
     np.testing.assert_allclose(out, np.c_[k2.sum(1), (k2**2).sum(1)], atol=1e-12)
+
+
+def np_tri_dist(g, sq_r, sq_c, row0, col0):
+    """Twin of tri_dist_block: Σ sqrt(d²) and max d² over the pairs j > i of a block."""
+    d2 = np.maximum(sq_r[:, None] + sq_c[None] - 2 * g, 0.0)
+    upper = (col0 + np.arange(g.shape[1]))[None] > (row0 + np.arange(g.shape[0]))[:, None]
+    return np.c_[(np.sqrt(d2) * upper).sum(1), (d2 * upper).max(1, initial=0.0)]
+
+
+def np_accumulate(k0, row0, col0, sums, top, neg_bot):
+    """Twin of the row side of gauss_rows_block (column side: pass k0.T): running row sums
+    and the big_l largest and smallest values (j != i, smallest stored negated)."""
+    big_l = top.shape[1]
+    for r in range(k0.shape[0]):
+        i = row0 + r
+        sums[i] += [k0[r].sum(), (k0[r] ** 2).sum()]
+        own = np.delete(k0[r], i - col0) if 0 <= i - col0 < k0.shape[1] else k0[r]
+        top[i] = np.sort(np.r_[top[i], own])[::-1][:big_l]
+        neg_bot[i] = np.sort(np.r_[neg_bot[i], -own])[::-1][:big_l]
+
+
+@pytest.mark.kernels
+@pytest.mark.parametrize("row0,col0", [(0, 0), (0, 8), (8, 0), (5, 9)])
+def test_triangle_blocks_match_numpy(row0, col0, rng):
+    x = rng.normal(size=(30, 4))
+    x[12] = x[14]  # a duplicate: zero distance off the diagonal
+    sq = (x**2).sum(1)
+    rr, cc = slice(row0, row0 + 9), slice(col0, col0 + 13)
+    g = x[rr] @ x[cc].T
+    out = tri_dist_block(g.copy(), sq[rr], sq[cc], row0, col0)
+    np.testing.assert_allclose(out, np_tri_dist(g, sq[rr], sq[cc], row0, col0), atol=1e-12)
+    sums = rng.normal(size=(30, 2))
+    lists = [np.full((30, 5), -np.inf) for _ in range(2)]
+    for lst in lists:  # partly filled running lists from earlier blocks
+        lst[:, :2] = np.sort(rng.uniform(-1, 1, size=(30, 2)), axis=1)[:, ::-1]
+    ref = [sums.copy(), lists[0].copy(), lists[1].copy()]
+    k0 = g.copy()
+    gauss_rows_block(k0, sq[rr], sq[cc], row0, col0, 0.3, sums, *lists)
+    d2 = np.maximum(sq[rr][:, None] + sq[cc][None] - 2 * g, 0.0)
+    d2[(row0 + np.arange(9))[:, None] == (col0 + np.arange(13))[None]] = 0.0
+    np.testing.assert_allclose(k0, np.exp(-0.3 * d2), atol=1e-14)
+    np_accumulate(np.exp(-0.3 * d2), row0, col0, *ref)
+    for got, want in zip([sums, *lists], ref, strict=True):
+        np.testing.assert_allclose(got, want, atol=1e-12)
+    accumulate_cols(k0, row0, col0, sums, *lists)
+    np_accumulate(np.ascontiguousarray(k0.T), col0, row0, *ref)
+    for got, want in zip([sums, *lists], ref, strict=True):
+        np.testing.assert_allclose(got, want, atol=1e-12)
 
 
 @pytest.mark.kernels
@@ -209,19 +258,37 @@ def test_sparse_solve_with_all_candidates_equals_dense(rng):
 # -- kernel chain: passes == dense ----------------------------------------------------------
 
 
+@pytest.mark.parametrize("block", [None, 7, 25])
 @pytest.mark.parametrize("force_exact", [False, True])
 @pytest.mark.parametrize("kind", ["gaussian", "cosine"])
-def test_passes_give_the_dense_chain(kind, force_exact, rng):
+def test_passes_give_the_dense_chain(kind, force_exact, block, rng):
     x = np.abs(rng.normal(size=(60, 5))) if kind == "cosine" else rng.normal(size=(60, 5))
     if kind == "cosine":
         x[4] = 0.0  # a zero row: the knorm guard
         x = sp.csr_matrix(x)
     _, dense = dense_kernel(x, kind, 1.3)
-    chain = _drain(kernel_passes(x, kind, 1.3, force_exact=force_exact, n_top=5))
+    chain = _drain(kernel_passes(x, kind, 1.3, force_exact=force_exact, n_top=5, block=block))
     for name in ("inv2s2", "lo", "hi", "t", "scale"):
         assert getattr(chain, name) == pytest.approx(getattr(dense, name), rel=1e-12, abs=1e-14)
     np.testing.assert_allclose(chain.r, dense.r, atol=1e-13)
     np.testing.assert_array_equal(chain.bad, dense.bad)
+
+
+@pytest.mark.parametrize("n_top,extra", [(5, False), (1, True)])
+def test_low_clip_is_exact_from_the_kept_smallest(n_top, extra, caplog):
+    # a few K0 entries fall below μ − 4s (two in one row), so the clip raises them
+    rng = np.random.default_rng(3)
+    rng.uniform(size=(60, 5))
+    x = rng.normal(size=(60, 5))
+    _, dense = dense_kernel(x, "gaussian", 1.3)
+    k0 = np.exp(-np.maximum(((x[:, None] - x[None]) ** 2).sum(-1), 0) * dense.inv2s2)
+    assert (k0 < dense.lo).sum(1).max() == 2
+    with caplog.at_level("INFO", logger="core.rgmvc_graphs"):
+        chain = _drain(kernel_passes(x, "gaussian", 1.3, n_top=n_top, block=16))
+    assert ("extra pass" in caplog.text) == extra
+    for name in ("lo", "hi", "t", "scale"):
+        assert getattr(chain, name) == pytest.approx(getattr(dense, name), rel=1e-12)
+    np.testing.assert_allclose(chain.r, dense.r, atol=1e-13)
 
 
 def test_constant_view_gives_none():
