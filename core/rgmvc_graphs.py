@@ -26,7 +26,7 @@ import scipy.sparse as sp
 
 from core.dataset import View
 from core.graphs import block_rows, row_sq_norms
-from core.kernels.rgmvc import (
+from core.kernels.rgmvc_passes import (
     accumulate_cols,
     base_kernel_block,
     final_block,

@@ -9,17 +9,19 @@ import scipy.sparse as sp
 
 from core.dataset import DataError
 from core.kernels.rgmvc import (
+    dense_graph_solve,
+    left_out_bound,
+    simplex_threshold,
+    sparse_graph_solve,
+)
+from core.kernels.rgmvc_passes import (
     accumulate_cols,
     base_kernel_block,
-    dense_graph_solve,
     final_block,
     gauss_rows_block,
-    left_out_bound,
     normalized_sums_block,
     scan_block,
     select_block,
-    simplex_threshold,
-    sparse_graph_solve,
     tri_dist_block,
 )
 from core.metrics import all_metrics
