@@ -21,7 +21,7 @@ from core.kernels.graph import (
     gather_dense_mean,
 )
 
-__all__ = ["bkhk_anchors", "bkhk_steps", "group_means", "kmeanspp_seeds", "random_anchors"]
+__all__ = ["bkhk_steps", "group_means", "kmeanspp_seeds"]
 
 
 def _dot(x: View, rows: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -184,21 +184,6 @@ def bkhk_steps(
     return group_means(original, groups), groups
 
 
-def bkhk_anchors(
-    views: Sequence[View],
-    n_anchors: int,
-    rng: np.random.Generator,
-    max_iter: int = 100,
-    space: str = "full",
-) -> list[np.ndarray]:
-    gen = bkhk_steps(views, n_anchors, rng, max_iter, space)
-    while True:
-        try:
-            next(gen)
-        except StopIteration as stop:
-            return stop.value[0]
-
-
 def group_means(views: Sequence[View], groups: Sequence[np.ndarray]) -> list[np.ndarray]:
     """Per-view means of the rows in each group (m x d_v each), one sparse product per view."""
     n = views[0].shape[0]
@@ -207,11 +192,3 @@ def group_means(views: Sequence[View], groups: Sequence[np.ndarray]) -> list[np.
     weights = np.repeat([1.0 / max(g.size, 1) for g in groups], [g.size for g in groups])
     avg = sp.csr_matrix((weights, (cols, rows)), shape=(len(groups), n))
     return [np.asarray((avg @ x).toarray() if sp.issparse(x) else avg @ x) for x in views]
-
-
-def random_anchors(
-    views: Sequence[View], n_anchors: int, rng: np.random.Generator
-) -> tuple[list[np.ndarray], np.ndarray]:
-    """n_anchors distinct samples chosen uniformly; returns per-view anchors and row ids."""
-    rows = np.sort(rng.choice(views[0].shape[0], size=n_anchors, replace=False))
-    return [x[rows].toarray() if sp.issparse(x) else x[rows].copy() for x in views], rows

@@ -16,13 +16,11 @@ from core.dataset import View
 from core.kernels.graph import pkn_rows
 
 __all__ = [
-    "anchor_graph_heatmap_order",
     "block_rows",
     "normalize_anchor_graph",
     "pkn_anchor_graph",
     "pkn_anchor_graph_steps",
     "row_sq_norms",
-    "sqdist",
 ]
 
 log = logging.getLogger(__name__)
@@ -42,12 +40,6 @@ def row_sq_norms(x: View) -> np.ndarray:
 def _gram(x: View, u: np.ndarray) -> np.ndarray:
     g = x @ u.T
     return np.ascontiguousarray(g.toarray() if sp.issparse(g) else g)
-
-
-def sqdist(x: View, u: np.ndarray) -> np.ndarray:
-    """Full squared-distance matrix (n x m), clipped at 0. For small n or tests only."""
-    d = row_sq_norms(x)[:, None] + row_sq_norms(u)[None, :] - 2 * _gram(x, u)
-    return np.maximum(d, 0.0)
 
 
 def pkn_anchor_graph_steps(
@@ -98,20 +90,3 @@ def normalize_anchor_graph(z: sp.csr_matrix) -> sp.csr_matrix:
     nz = col > 0
     inv[nz] = 1.0 / np.sqrt(col[nz])
     return sp.csr_matrix(z @ sp.diags(inv))
-
-
-def anchor_graph_heatmap_order(
-    z: sp.csr_matrix | np.ndarray, labels: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Row order (by cluster, then index) and column order (by dominant cluster, common §10)."""
-    labels = np.asarray(labels)
-    rows = np.argsort(labels, kind="stable")
-    c = int(labels.max()) + 1
-    ind = sp.csr_matrix((np.ones(labels.size), (labels, np.arange(labels.size))), (c, labels.size))
-    mass = np.asarray((ind @ z).todense() if sp.issparse(z) else ind @ z)
-    sizes = np.maximum(np.bincount(labels, minlength=c), 1)[:, None]
-    share = mass / sizes
-    dominant = share.argmax(axis=0)
-    strength = share.max(axis=0)
-    cols = np.lexsort((-strength, dominant))
-    return rows, cols
