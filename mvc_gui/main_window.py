@@ -40,6 +40,7 @@ from mvc_gui.resources import icon
 from mvc_gui.selection import Selection
 from mvc_gui.session import DataSession, load_demo, load_path
 from mvc_gui.solver_process import SolverServer
+from mvc_gui.tools import install_tools
 from mvc_gui.window_io import WindowIOMixin
 from mvc_gui.worker import TaskWorker
 
@@ -65,6 +66,7 @@ class MainWindow(WindowIOMixin, QMainWindow):
         create_actions(self)
         self._create_docks()
         self._connect()
+        install_tools(self)
         self.read_settings()
         self.setAcceptDrops(True)
         self._on_busy_changed(False)
