@@ -23,9 +23,10 @@ def serve(conn: Any) -> None:
     from mvc_gui.session import preprocess_views
     from mvc_gui.solver_process import recv_message
 
+    pending: list[Any] = []  # a job that arrived while another was running
     while True:
         try:
-            kind, job, payload = recv_message(conn)
+            kind, job, payload = pending.pop() if pending else recv_message(conn)
         except EOFError:
             return
         if kind == "quit":
@@ -36,8 +37,12 @@ def serve(conn: Any) -> None:
 
         def callback(iteration: int, layout: np.ndarray, job: int = job, state=state) -> bool:
             while conn.poll():
-                k, j, _ = conn.recv()
-                state["stop"] |= (k == "stop" and j == job) or k == "quit"
+                # a new job comes with out-of-band buffers: read it whole, run it next
+                msg = recv_message(conn)
+                k, j, _ = msg
+                if k in ("embed", "quit"):
+                    pending[:] = [msg]
+                state["stop"] |= (k == "stop" and j == job) or k in ("embed", "quit")
             if not state["stop"]:
                 conn.send(("frame", job, (iteration, layout.astype(np.float32))))
             return state["stop"]

@@ -155,3 +155,28 @@ def test_embedding_controller_computes_then_caches(qtbot, small_dataset, use_pro
     assert frames == [((150, 2), True)] and not ec.busy
     assert ec.shutdown(2.0)
     qtbot.wait(50)
+
+
+def test_embedding_child_survives_a_request_during_a_layout(qtbot, small_dataset):
+    """A new layout asked for while the child is mid-t-SNE (views or preprocessing changed)
+    cancels the first and computes the second, in the same child."""
+    from mvc_gui.embedding_controller import EmbeddingController
+
+    ec = EmbeddingController(use_process=True)
+    finals = []
+    ec.layout_updated.connect(lambda xy, final: final and finals.append(xy.shape))
+    first = DataSession(small_dataset)
+    frames = []
+    ec.layout_updated.connect(lambda xy, final: frames.append(final))
+    ec.request(first)
+    qtbot.waitUntil(lambda: len(frames) >= 1, timeout=60_000)  # the child is iterating
+    second = DataSession(small_dataset)
+    second.methods = ["minmax"] * small_dataset.n_views
+    ec.request(second)
+    qtbot.waitUntil(lambda: not ec.busy, timeout=60_000)
+    assert finals == [(150, 2)]
+    from mvc_gui.solver_process import SolverServer
+
+    assert SolverServer.shared("mvc_gui.embedding_process").alive
+    assert ec.shutdown(2.0)
+    qtbot.wait(50)
