@@ -28,10 +28,9 @@ from core.dataset import View
 from core.graphs import block_rows, row_sq_norms
 from core.kernels.rgmvc_passes import (
     accumulate_cols,
-    base_kernel_block,
-    final_block,
+    final_rows,
     gauss_rows_block,
-    normalized_sums_block,
+    normalized_row_sums,
     scan_block,
     select_block,
     tri_dist_block,
@@ -219,10 +218,11 @@ def kernel_passes(
     largest and smallest K0. Both visit only the blocks on and above the diagonal
     (``block`` rows/columns each) and credit each entry to its row and its column, so they
     cost half a full pass each. Cosine needs one full pass (largest values and the row
-    minima). The clip of step 1 touches only entries above μ + 4s or below μ − 4s: when
-    all of them are among the kept ones, the row sums of K2 follow exactly from the sums
-    and the kept values; otherwise (or with force_exact) one more pass computes them
-    directly. Yields the fraction done; returns the chain, or None for a constant kernel.
+    minima). The clip of step 1 touches only entries above μ + 4s or below μ − 4s: in a
+    row where all of them are among the kept ones, the row sums of K2 follow exactly from
+    the sums and the kept values; the other rows (all rows with force_exact) get theirs from
+    their full kernel rows, so the cost grows with the number of such rows only. Yields
+    the fraction done; returns the chain, or None for a constant kernel.
     """
     x = prepare_view(x, kind)
     n = x.shape[0]
@@ -235,12 +235,15 @@ def kernel_passes(
     sums = np.empty((n, 2))
     done = 0.0
 
-    def blocks(kernel_kind: int, inv2s2: float):
-        for start in range(0, n, step):
-            stop = min(n, start + step)
-            g = gram_rows(x, start, stop)
-            base_kernel_block(g, sq[start:stop], sq, start, kernel_kind, inv2s2)
-            yield start, stop, g
+    def blocks(rows: np.ndarray):
+        for s0 in range(0, rows.size, step):
+            rws = rows[s0 : s0 + step]
+            g = x[rws] @ x.T
+            yield (
+                s0 + rws.size,
+                rws,
+                np.ascontiguousarray(g.toarray() if sp.issparse(g) else g, dtype=np.float64),
+            )
 
     inv2s2 = 0.0
     if kind == "gaussian":
@@ -274,8 +277,8 @@ def kernel_passes(
         diag0 = np.ones(n)
     else:
         stats = np.empty((n, 5))
-        for start, stop, k0 in blocks(2, 0.0):
-            stats[start:stop] = scan_block(k0, start, 1.0, top_idx, top_val)
+        for stop, rws, k0 in blocks(np.arange(n)):
+            stats[rws] = scan_block(k0, int(rws[0]), 1.0, top_idx, top_val)
             yield (done + stop / n) / n_passes
         done += 1
         top_k0, bot_k0 = top_val, None
@@ -291,14 +294,14 @@ def kernel_passes(
     dsafe = np.where(bad, 1.0, diag)
     k2_diag = np.where(bad, 1.0, diag / np.sqrt(dsafe * dsafe))
     good_d = diag[~bad]
+    # rows whose clipped entries may lie beyond the kept values need their exact sums
     if bot_k0 is None:
-        low_ok = float(kmin.min()) >= lo
+        row_low_ok = kmin >= lo
     else:  # every entry below lo is among the kept smallest
-        low_ok = big_l >= n - 1 or bool(np.all(bot_k0[:, -1] >= lo))
+        row_low_ok = np.full(n, big_l >= n - 1) | (bot_k0[:, -1] >= lo)
+    row_ok = row_low_ok & ((big_l >= n - 1) | (top_k0[:, -1] <= hi))
     shortcut = (
         not force_exact
-        and low_ok
-        and (big_l >= n - 1 or bool(np.all(top_k0[:, -1] <= hi)))
         and good_d.size > 0
         and bool(np.all(good_d == good_d[0]))
         and bool(np.all((kmin[bad] == 0) & (kmax_off[bad] == 0)))
@@ -316,13 +319,17 @@ def kernel_passes(
             ss1 += np.where(bot_k0 < lo, lo**2 - bot_k0**2, 0.0).sum(axis=1)
         rs2 = np.where(bad, 1.0, (rs1 - diag) / np.sqrt(delta * delta) + k2_diag)
         ss2 = np.where(bad, 1.0, (ss1 - diag**2) / (delta * delta) + k2_diag**2)
+        exact_rows = np.flatnonzero(~row_ok)
     else:
-        log.info("RG-MVC %s kernel: clipping reaches beyond the kept neighbours, extra pass", kind)
         rs2, ss2 = np.empty(n), np.empty(n)
-        for start, stop, k0 in blocks(1 if kind == "gaussian" else 2, inv2s2):
-            out = normalized_sums_block(k0, start, lo, hi, diag, bad)
-            rs2[start:stop], ss2[start:stop] = out[:, 0], out[:, 1]
-            yield min(0.99, (done + stop / n) / n_passes)
+        exact_rows = np.arange(n)
+    if exact_rows.size:
+        log.info("RG-MVC %s kernel: exact clipped sums for %d rows", kind, exact_rows.size)
+        kernel_kind = 1 if kind == "gaussian" else 2
+        for stop, rws, g in blocks(exact_rows):
+            out = normalized_row_sums(g, sq[rws], sq, rws, kernel_kind, inv2s2, lo, hi, diag, bad)
+            rs2[rws], ss2[rws] = out[:, 0], out[:, 1]
+            yield min(0.99, (done + stop / exact_rows.size) / n_passes)
     chain.r, chain.t, chain.scale = _centre_scale(rs2, ss2, k2_diag)
     if not chain.scale > 0:
         return None
@@ -336,6 +343,8 @@ def select_candidates(
     w: np.ndarray,
     n_cand: int,
     rows: np.ndarray | None = None,
+    *,
+    sqs: list[np.ndarray] | None = None,
 ) -> Generator[float, None, tuple]:
     """Candidate sets for the sparse G solve (kernels.rgmvc.select_block).
 
@@ -350,7 +359,7 @@ def select_candidates(
     rows = np.arange(n) if rows is None else np.asarray(rows, dtype=np.int64)
     big_l = min(n_cand, n - 1)
     max_c = min(n - 1, (nv + 1) * big_l)
-    sqs = [row_sq_norms(x) for x in xs]
+    sqs = sqs if sqs is not None else [row_sq_norms(x) for x in xs]
     counts = np.empty(rows.size, dtype=np.int64)
     bview = np.empty((rows.size, nv))
     bref = np.empty(rows.size)
@@ -382,10 +391,6 @@ def select_candidates(
 
 def _rows_kernel(g, sq_rows, sq, rws, kind: int, ch: KernelChain) -> None:
     """In place: dot products of the given rows with all samples -> final K rows."""
-    if rws.size and np.all(np.diff(rws) == 1):
-        base_kernel_block(g, sq_rows, sq, int(rws[0]), kind, ch.inv2s2)
-        final_block(g, int(rws[0]), ch.lo, ch.hi, ch.diag, ch.bad, ch.r, ch.t, ch.scale)
-        return
-    cols = np.arange(sq.size)[None, :]
-    k0 = ch.base(g, sq_rows[:, None], sq[None, :], rws[:, None] == cols)
-    g[:] = ch.final(k0, rws[:, None], cols)
+    final_rows(
+        g, sq_rows, sq, rws, kind, ch.inv2s2, ch.lo, ch.hi, ch.diag, ch.bad, ch.r, ch.t, ch.scale
+    )

@@ -16,12 +16,13 @@ from collections.abc import Callable, Generator
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import eigsh
-from sklearn.cluster import KMeans
 
 from core.dataset import View
+from core.graphs import row_sq_norms
 from core.kernels.rgmvc import dense_graph_solve, sparse_graph_solve
 from core.linalg import row_normalize
 from core.rgmvc_graphs import KernelChain, select_candidates
+from core.spectral import kmeans_labels
 
 __all__ = [
     "DenseProblem",
@@ -86,15 +87,17 @@ class DenseProblem(_CachedSolves):
 
 
 class SparseProblem(_CachedSolves):
-    """G solves restricted to per-row candidate sets (CSR ``indptr``/``indices``).
+    """G solves restricted to per-row candidate sets.
 
+    Row i's candidates are ``indices[starts[i]:ends[i]]`` (ascending j) in a pool with
     ``vals[t, p] = K_p[i, j_t]``; ``bview``, ``bref``, ``bdir`` (at reference weights
     ``wref``) certify the left-out entries (:func:`core.kernels.rgmvc.left_out_bound`).
     Candidates are each view's top-K plus the top-K at the reference weights, so solves at
     the vertices of the simplex and near the reference certify. A row whose certificate
     fails is re-selected from its full kernel rows (O(n·Σd)) with the current γ² as
-    reference; a row failing at its own reference weights doubles its K.
-    ``fail_log`` records, per solve, the rows that failed in each round.
+    reference; a row failing at its own reference weights doubles its K. Re-selected rows
+    are appended to the pool (compacted when it is full), so a round costs O(rows), not
+    O(nnz). ``fail_log`` records, per solve, the rows that failed in each round.
     """
 
     def __init__(self, xs: list[View], chains: list[KernelChain], n_cand: int) -> None:
@@ -103,15 +106,18 @@ class SparseProblem(_CachedSolves):
         self.n_cand = min(n_cand, self.n - 1)
         self.n_reselected = 0
         self.fail_log: list[list[int]] = []
+        self.sqs = [row_sq_norms(x) for x in xs]
         self._init_cache()
 
     def select_steps(self, gamma: np.ndarray) -> Generator[float, None, None]:
         """The initial candidate pass at reference weights γ² (yields the fraction done)."""
         w = _reference(np.asarray(gamma, float) ** 2)
         counts, idx, vals, bview, bref, bdir = yield from select_candidates(
-            self.xs, self.chains, w, self.n_cand
+            self.xs, self.chains, w, self.n_cand, sqs=self.sqs
         )
-        self.indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        self.ends = np.cumsum(counts).astype(np.int64)
+        self.starts = self.ends - counts
+        self.used = int(idx.size)
         self.indices, self.vals = idx, vals
         self.bview, self.bref, self.bdir = bview, bref, bdir
         self.wref = np.tile(w, (self.n, 1))
@@ -120,14 +126,22 @@ class SparseProblem(_CachedSolves):
 
     @property
     def nnz(self) -> int:
-        return int(self.indices.size)
+        return int((self.ends - self.starts).sum())
 
     def _solve(self, g2: np.ndarray) -> tuple[float, np.ndarray]:
         """F(γ) and tr(K_pᵀ G(γ)); every row certified exact (re-selected if needed)."""
         fails: list[int] = []
         while True:
             row_f, row_tr, fail = sparse_graph_solve(
-                self.indptr, self.vals, self.bview, self.bref, self.bdir, self.wref, g2, self.g
+                self.starts,
+                self.ends,
+                self.vals,
+                self.bview,
+                self.bref,
+                self.bdir,
+                self.wref,
+                g2,
+                self.g,
             )
             fails.append(int(fail.sum()))
             if not fail.any():
@@ -142,37 +156,52 @@ class SparseProblem(_CachedSolves):
         # failing at its own reference weights means the support outgrew the lists
         grow = rows[np.all(self.wref[rows] == w, axis=1)]
         self.k[grow] = np.minimum(self.n - 1, 2 * self.k[grow])
-        sizes = np.diff(self.indptr)
-        new = {}
         for size in np.unique(self.k[rows]):
             sel = rows[self.k[rows] == size]
             counts, idx, v, bview, bref, bdir = _drain(
-                select_candidates(self.xs, self.chains, w, int(size), sel)
+                select_candidates(self.xs, self.chains, w, int(size), sel, sqs=self.sqs)
             )
-            sizes[sel] = counts
-            new[int(size)] = (sel, counts, idx, v)
+            self.starts[sel] = 0  # not live while the pool may be compacted
+            self.ends[sel] = 0
+            at = self._reserve(idx.size)
+            self.indices[at : at + idx.size] = idx
+            self.vals[at : at + idx.size] = v
+            self.ends[sel] = at + np.cumsum(counts)
+            self.starts[sel] = self.ends[sel] - counts
             self.bview[sel], self.bref[sel], self.bdir[sel] = bview, bref, bdir
             self.wref[sel] = w
-        indptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        old_sizes = np.diff(self.indptr)
-        kept = np.ones(self.n, dtype=bool)
-        kept[rows] = False
-        indices = np.empty(indptr[-1], dtype=np.int64)
-        vals = np.empty((indptr[-1], self.vals.shape[1]))
-        indices[np.repeat(kept, sizes)] = self.indices[np.repeat(kept, old_sizes)]
-        vals[np.repeat(kept, sizes)] = self.vals[np.repeat(kept, old_sizes)]
-        for sel, counts, idx, v in new.values():
-            starts = np.repeat(indptr[sel] - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
-            dest = starts + np.arange(idx.size)
-            indices[dest] = idx
-            vals[dest] = v
-        self.indptr, self.indices, self.vals = indptr, indices, vals
-        self.g = np.zeros(indices.size)
+
+    def _reserve(self, size: int) -> int:
+        """Room for ``size`` more pool entries (compacting the live rows if needed)."""
+        if self.used + size > self.indices.size:
+            counts = self.ends - self.starts
+            live = _ranges(self.starts, counts)
+            cap = max(2 * (live.size + size), self.indices.size)
+            indices = np.empty(cap, dtype=np.int64)
+            vals = np.empty((cap, self.vals.shape[1]))
+            indices[: live.size] = self.indices[live]
+            vals[: live.size] = self.vals[live]
+            self.ends = np.cumsum(counts).astype(np.int64)
+            self.starts = self.ends - counts
+            self.indices, self.vals, self.g = indices, vals, np.zeros(cap)
+            self.used = int(live.size)
+        at = self.used
+        self.used += size
+        return at
 
     def _graph(self) -> sp.csr_matrix:
-        g = sp.csr_matrix((self.g.copy(), self.indices, self.indptr), shape=(self.n, self.n))
+        counts = self.ends - self.starts
+        live = _ranges(self.starts, counts)
+        indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        g = sp.csr_matrix((self.g[live], self.indices[live], indptr), shape=(self.n, self.n))
         g.eliminate_zeros()
         return sp.csr_matrix((g + g.T) / 2)
+
+
+def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Concatenated ``arange(s, s + c)`` for every (s, c), in row order."""
+    offsets = np.cumsum(counts) - counts
+    return np.repeat(starts - offsets, counts) + np.arange(int(counts.sum()))
 
 
 def _reference(g2: np.ndarray) -> np.ndarray:
@@ -282,7 +311,6 @@ def spectral_embedding(w: sp.csr_matrix, c: int, rng: np.random.Generator) -> np
 def spectral_labels(
     embedding: np.ndarray, c: int, rng: np.random.Generator, n_init: int = 50
 ) -> np.ndarray:
-    """k-means (n_init replicates, max_iter 100, best inertia) on the embedding rows."""
-    seed = int(rng.integers(0, 2**31 - 1))
-    km = KMeans(c, init="k-means++", n_init=n_init, max_iter=100, random_state=seed)
-    return km.fit_predict(embedding).astype(np.int64)
+    """k-means (n_init replicates, max_iter 100, best inertia) on the embedding rows; above
+    20k rows the replicates run on a subsample, then one run refines on all rows."""
+    return kmeans_labels(embedding, c, rng, n_init=n_init, normalize=False)

@@ -130,7 +130,8 @@ def left_out_bound(
 
 @njit(**PARALLEL_JIT)
 def sparse_graph_solve(
-    indptr: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
     vals: np.ndarray,
     bview: np.ndarray,
     bref: np.ndarray,
@@ -141,7 +142,7 @@ def sparse_graph_solve(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """G(γ) restricted to candidate sets, with the exactness certificate.
 
-    Row i holds its candidates in ``indptr[i]:indptr[i+1]`` (ascending j) with
+    Row i holds its candidates in ``starts[i]:ends[i]`` (ascending j) with
     ``vals[t, p] = K_p[i, j_t]``; the left-out entries are bounded by
     :func:`left_out_bound`. The row is exact iff that bound / 2 <= θ_i (every left-out
     entry then gets G = 0); ``fail[i]`` flags rows that cannot be certified. G values are
@@ -152,8 +153,8 @@ def sparse_graph_solve(
     row_tr = np.empty((n, nv), dtype=np.float64)
     fail = np.zeros(n, dtype=np.bool_)
     for i in prange(n):
-        s0, s1 = indptr[i], indptr[i + 1]
-        m = s1 - s0
+        s0 = starts[i]
+        m = ends[i] - s0
         a = np.empty(m, dtype=np.float64)
         buf = np.empty(m, dtype=np.float64)
         for t in range(m):

@@ -34,30 +34,6 @@ def _insert_largest(val: np.ndarray, idx: np.ndarray, size: int, x: float, j: in
 
 
 @njit(**PARALLEL_JIT)
-def base_kernel_block(
-    gram: np.ndarray,
-    sq_blk: np.ndarray,
-    sq_all: np.ndarray,
-    row0: int,
-    kind: int,
-    inv2s2: float,
-) -> None:
-    """In place: gram (b x n, x_i . x_j) -> the base kernel K0 (kind 0: squared distance
-    clipped at 0 with a zero diagonal, i.e. not yet exponentiated; kind 1: Gaussian
-    exp(−d² inv2s2); kind 2: the dot product itself, for cosine kernels)."""
-    b, n = gram.shape
-    for r in prange(b):
-        i = row0 + r
-        if kind == 2:
-            continue
-        for j in range(n):
-            d2 = sq_blk[r] + sq_all[j] - 2.0 * gram[r, j]
-            if d2 < 0.0 or j == i:
-                d2 = 0.0
-            gram[r, j] = d2 if kind == 0 else math.exp(-d2 * inv2s2)
-
-
-@njit(**PARALLEL_JIT)
 def scan_block(
     k0: np.ndarray, row0: int, sign: float, top_idx: np.ndarray, top_val: np.ndarray
 ) -> np.ndarray:
@@ -206,36 +182,56 @@ def accumulate_cols(
 
 
 @njit(**PARALLEL_JIT)
-def normalized_sums_block(
-    k0: np.ndarray, row0: int, lo: float, hi: float, diag: np.ndarray, bad: np.ndarray
+def normalized_row_sums(
+    g: np.ndarray,
+    sq_rows: np.ndarray,
+    sq_all: np.ndarray,
+    rows: np.ndarray,
+    kind: int,
+    inv2s2: float,
+    lo: float,
+    hi: float,
+    diag: np.ndarray,
+    bad: np.ndarray,
 ) -> np.ndarray:
-    """Exact row sums / sums of squares of K2 = knorm(clip(K0)) for a block (b x 2).
+    """Exact row sums / sums of squares of K2 = knorm(clip(K0)) for samples ``rows`` (b x 2),
+    from their dot products with all samples ``g`` (b x n; kind 1: Gaussian, 2: cosine).
 
     Same entry formula as the dense path: ``K1 = clip(K0, lo, hi)``,
     ``K2_ij = K1_ij / sqrt(K1_ii K1_jj)``, rows/columns of bad diagonals 0, ``K2_ii = 1`` there.
     """
-    b, n = k0.shape
+    b, n = g.shape
     out = np.empty((b, 2), dtype=np.float64)
-    for r in prange(b):
-        i = row0 + r
+    for q in prange(b):
+        i = rows[q]
         s1 = 0.0
         s2 = 0.0
         for j in range(n):
+            x = g[q, j]
+            if kind == 1:
+                d2 = sq_rows[q] + sq_all[j] - 2.0 * x
+                if d2 < 0.0 or j == i:
+                    d2 = 0.0
+                x = math.exp(-d2 * inv2s2)
             if bad[i] or bad[j]:
                 x = 1.0 if i == j else 0.0
             else:
-                x = min(max(k0[r, j], lo), hi) / math.sqrt(diag[i] * diag[j])
+                x = min(max(x, lo), hi) / math.sqrt(diag[i] * diag[j])
             s1 += x
             s2 += x * x
-        out[r, 0] = s1
-        out[r, 1] = s2
+        out[q, 0] = s1
+        out[q, 1] = s2
     return out
 
 
 @njit(**PARALLEL_JIT)
-def final_block(
-    k0: np.ndarray,
-    row0: int,
+def final_rows(
+    g: np.ndarray,
+    sq_rows: np.ndarray,
+    sq_all: np.ndarray,
+    rows: np.ndarray,
+    kind: int,
+    inv2s2: float,
     lo: float,
     hi: float,
     diag: np.ndarray,
@@ -244,19 +240,27 @@ def final_block(
     t: float,
     scale: float,
 ) -> None:
-    """In place: K0 block -> the model's K (same formula as ``KernelChain.final``)."""
-    b, n = k0.shape
+    """In place: dot products of samples ``rows`` with all samples (b x n) -> the model's K
+    rows (kind 1: Gaussian, 2: cosine; same formulas as ``KernelChain.base`` and ``.final``).
+    Rows may be any samples, so re-selected rows need no NumPy fallback."""
+    b, n = g.shape
     for q in prange(b):
-        i = row0 + q
+        i = rows[q]
         for j in range(n):
+            x = g[q, j]
+            if kind == 1:
+                d2 = sq_rows[q] + sq_all[j] - 2.0 * x
+                if d2 < 0.0 or j == i:
+                    d2 = 0.0
+                x = math.exp(-d2 * inv2s2)
             if bad[i] or bad[j]:
                 x = 1.0 if i == j else 0.0
             else:
-                x = min(max(k0[q, j], lo), hi) / math.sqrt(diag[i] * diag[j])
+                x = min(max(x, lo), hi) / math.sqrt(diag[i] * diag[j])
             x = x - (r[i] + r[j]) + t
             if i == j:
                 x = x + 1e-12
-            k0[q, j] = x / scale
+            g[q, j] = x / scale
 
 
 @njit(**PARALLEL_JIT)

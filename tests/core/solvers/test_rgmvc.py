@@ -16,10 +16,9 @@ from core.kernels.rgmvc import (
 )
 from core.kernels.rgmvc_passes import (
     accumulate_cols,
-    base_kernel_block,
-    final_block,
+    final_rows,
     gauss_rows_block,
-    normalized_sums_block,
+    normalized_row_sums,
     scan_block,
     select_block,
     tri_dist_block,
@@ -121,15 +120,25 @@ def test_chain_blocks_match_numpy(rng):
     k_dense, chain = dense_kernel(x, "gaussian", 0.8)
     np.testing.assert_allclose(k_dense, k_ref, atol=1e-10)
     sq = (x**2).sum(1)
-    g = x[5:17] @ x.T
-    base_kernel_block(g, sq[5:17], sq, 5, 1, chain.inv2s2)
-    final_block(g, 5, chain.lo, chain.hi, chain.diag, chain.bad, chain.r, chain.t, chain.scale)
-    np.testing.assert_allclose(g, k_ref[5:17], atol=1e-10)
+    rows = np.array([7, 2, 3, 29, 11])  # any rows, in any order, duplicates included
+    g = x[rows] @ x.T
+    c = chain
+    final_rows(g, sq[rows], sq, rows, 1, c.inv2s2, c.lo, c.hi, c.diag, c.bad, c.r, c.t, c.scale)
+    np.testing.assert_allclose(g, k_ref[rows], atol=1e-10)
+    kc_ref, cc = dense_kernel(x, "cosine", 0.8)
+    xn = x / np.linalg.norm(x, axis=1, keepdims=True)
+    g = xn[rows] @ xn.T
+    final_rows(g, sq[rows], sq, rows, 2, 0.0, cc.lo, cc.hi, cc.diag, cc.bad, cc.r, cc.t, cc.scale)
+    np.testing.assert_allclose(g, kc_ref[rows], atol=1e-10)
     k0 = np.exp(-np.maximum(sq[:, None] + sq[None] - 2 * x @ x.T, 0) * chain.inv2s2)
     np.fill_diagonal(k0, 1.0)
     k2 = chain.normalized(k0, np.arange(30)[:, None], np.arange(30)[None])
-    out = normalized_sums_block(k0.copy(), 0, chain.lo, chain.hi, chain.diag, chain.bad)
-    np.testing.assert_allclose(out, np.c_[k2.sum(1), (k2**2).sum(1)], atol=1e-12)
+    rows = np.array([4, 0, 29, 3])
+    c = chain
+    out = normalized_row_sums(
+        x[rows] @ x.T, sq[rows], sq, rows, 1, c.inv2s2, c.lo, c.hi, c.diag, c.bad
+    )
+    np.testing.assert_allclose(out, np.c_[k2.sum(1), (k2**2).sum(1)][rows], atol=1e-12)
 
 
 def np_tri_dist(g, sq_r, sq_c, row0, col0):
@@ -184,11 +193,9 @@ def test_triangle_blocks_match_numpy(row0, col0, rng):
 def test_scan_block_matches_numpy(rng):
     x = rng.normal(size=(25, 3))
     sq = (x**2).sum(1)
-    d2 = x @ x.T
-    base_kernel_block(d2, sq, sq, 0, 0, 0.0)
     ref = np.maximum(sq[:, None] + sq[None] - 2 * x @ x.T, 0)
     np.fill_diagonal(ref, 0)
-    np.testing.assert_allclose(d2, ref, atol=1e-12)
+    d2 = ref.copy()
     idx, val = np.zeros((25, 6), np.int64), np.zeros((25, 6))
     stats = scan_block(d2, 0, -1.0, idx, val)
     for i in range(25):
@@ -247,7 +254,7 @@ def test_sparse_solve_with_all_candidates_equals_dense(rng):
     out = np.zeros(vals.shape[0])
     inf = np.full((n, 3), -np.inf)
     row_f, _, fail = sparse_graph_solve(
-        indptr, vals, inf, np.full(n, -np.inf), inf, np.ones((n, 3)), gamma**2, out
+        indptr[:-1], indptr[1:], vals, inf, np.full(n, -np.inf), inf, np.ones((n, 3)), gamma**2, out
     )
     g_ref, f_ref, _ = np_graph(ks, gamma)
     assert not fail.any()
@@ -276,7 +283,7 @@ def test_passes_give_the_dense_chain(kind, force_exact, block, rng):
     np.testing.assert_array_equal(chain.bad, dense.bad)
 
 
-@pytest.mark.parametrize("n_top,extra", [(5, False), (1, True)])
+@pytest.mark.parametrize("n_top,extra", [(5, 0), (1, 1)])
 def test_low_clip_is_exact_from_the_kept_smallest(n_top, extra, caplog):
     # a few K0 entries fall below μ − 4s (two in one row), so the clip raises them
     rng = np.random.default_rng(3)
@@ -287,7 +294,10 @@ def test_low_clip_is_exact_from_the_kept_smallest(n_top, extra, caplog):
     assert (k0 < dense.lo).sum(1).max() == 2
     with caplog.at_level("INFO", logger="core.rgmvc_graphs"):
         chain = _drain(kernel_passes(x, "gaussian", 1.3, n_top=n_top, block=16))
-    assert ("extra pass" in caplog.text) == extra
+    # with one kept value, only rows with a raised entry need their full rows
+    flagged = int((k0 < dense.lo).any(1).sum())
+    assert flagged < 60
+    assert (f"exact clipped sums for {flagged} rows" in caplog.text) == bool(extra)
     for name in ("lo", "hi", "t", "scale"):
         assert getattr(chain, name) == pytest.approx(getattr(dense, name), rel=1e-12)
     np.testing.assert_allclose(chain.r, dense.r, atol=1e-13)
