@@ -46,12 +46,25 @@ def _package_versions() -> dict[str, str]:
     return out
 
 
+def _read_umask() -> int:
+    """The process umask, read once at import (os.umask both reads and sets it, which is
+    not safe once worker threads create files)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+
+
 def atomic_write(path: str | os.PathLike[str], text: str) -> Path:
     """Write text to ``path`` via a temporary file in the same folder and a rename."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
+        # mkstemp makes the file private (0600); give it the mode a plain open() would
+        os.chmod(tmp, 0o666 & ~_UMASK)
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
         os.replace(tmp, target)

@@ -91,3 +91,17 @@ def test_corrupt_file_is_a_clear_error(tmp_path, capsys):
     bad.write_bytes(b"MATLAB 5.0 MAT-file" + b"\x00" * 200 + b"garbage")
     assert main(["info", str(bad)]) == 2
     assert "bad.mat" in capsys.readouterr().err
+
+
+def test_written_files_get_the_usual_permissions(tmp_path):
+    """Exports go through a private temporary file; the result must not stay private
+    (a report copied to a web folder must be readable)."""
+    import os
+    import stat
+
+    from core.runs import atomic_write
+
+    mask = os.umask(0o022)
+    os.umask(mask)
+    path = atomic_write(tmp_path / "report.html", "<html></html>")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~mask
