@@ -41,6 +41,7 @@ class EmbeddingController(QObject):
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._on_worker_frame_ready)
         self.busy = False
+        self._pending: DataSession | None = None
 
     def request(self, session: DataSession) -> None:
         """Show the layout of this session's representation (cached or computed)."""
@@ -51,6 +52,15 @@ class EmbeddingController(QObject):
             self.status_changed.emit("")
             self.layout_updated.emit(self.cache[key], True)
             return
+        if self.use_process and self._retired:
+            # one child, one reader: start once the cancelled layout's thread has ended
+            self._pending = session
+            self.busy = True
+            self.status_changed.emit("Computing layout...")
+            return
+        self._start(session)
+
+    def _start(self, session: DataSession) -> None:
         n = session.dataset.n_samples
         self.interval_ms = 80 if n < 20_000 else 200
         if self.use_process:
@@ -68,6 +78,7 @@ class EmbeddingController(QObject):
         worker.start()
 
     def cancel(self) -> None:
+        self._pending = None
         worker, self._worker = self._worker, None
         self._timer.stop()
         self.busy = False
@@ -103,6 +114,10 @@ class EmbeddingController(QObject):
     ) -> None:
         worker.deleteLater()
         if worker is not self._worker:
+            self._retired = [w for w in self._retired if w is not worker and w.is_alive()]
+            if self._pending is not None and not self._retired:
+                session, self._pending = self._pending, None
+                self._start(session)
             return
         self._worker = None
         self._timer.stop()
