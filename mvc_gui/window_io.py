@@ -20,7 +20,7 @@ FILE_FILTER = "Multi-view data (*.mat *.npz *.csv);;All files (*)"
 
 
 class WindowIOMixin:
-    """Needs ``settings``, ``messages``, ``controller``, ``session``, ``selection``,
+    """Needs ``settings``, ``messages``, ``presenter``, ``session``, ``selection``,
     ``plots``, ``stage_label``, ``recent_menu`` and ``open_path`` from the window."""
 
     # -- export -------------------------------------------------------------------------------
@@ -30,14 +30,14 @@ class WindowIOMixin:
         return path
 
     def _result(self):
-        history = self.controller.history
+        history = self.presenter.history  # the run on display (live, or re-shown from a list)
         if history is None or history.result is None:
             self.messages.show_message("error", "Nothing to export yet: run a method first.")
             return None
         return history.result
 
     def _stem(self) -> str:
-        return f"{self.session.dataset.name}_{self.controller.history.result.method}"
+        return f"{self.session.dataset.name}_{self.presenter.history.result.method}"
 
     def export_labels(self) -> None:
         if (result := self._result()) and (
@@ -61,7 +61,7 @@ class WindowIOMixin:
             )
             return
         if path := self.ask_save_path("Export selection", "selection.csv", "CSV (*.csv)"):
-            labels = self.controller.history.labels if self.controller.history else None
+            labels = self.presenter.history.labels if self.presenter.history else None
             self._write(
                 exports.export_selection, path, self.selection.indices, labels, self.session.labels
             )
