@@ -18,6 +18,7 @@ from scipy.optimize import linear_sum_assignment
 
 from core.metrics import all_metrics
 from mvc_gui.display import HeatMap, heatmap_image
+from mvc_gui.playback import SnapshotRecorder
 
 __all__ = ["Frame", "FrameBuilder", "RunHistory", "align_labels"]
 
@@ -96,6 +97,8 @@ class RunHistory:
         self.heat: HeatMap | None = None
         self.final: Frame | None = None
         self.result: Any = None  # a core.runs.RunResult once finished or stopped
+        # per-iteration states for teaching playback (labels/heat maps capped: playback.py)
+        self.snapshots = SnapshotRecorder()
 
     def add(self, frame: Frame) -> None:
         st = frame.state
@@ -112,5 +115,6 @@ class RunHistory:
         if frame.heat is not None:
             self.heat = frame.heat
         self.last = frame
+        self.snapshots.record(frame)
         if st.final:
             self.final = frame
