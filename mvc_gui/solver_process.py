@@ -52,11 +52,9 @@ def recv_message(conn: Any) -> Any:
 
 
 def process_mode_default() -> bool:
-    """Child processes unless ``MVC_GUI_SOLVER=thread`` or in a frozen build (where
-    ``sys.executable -m`` is not a Python interpreter)."""
-    return os.environ.get("MVC_GUI_SOLVER", "process") != "thread" and not getattr(
-        sys, "frozen", False
-    )
+    """Child processes unless ``MVC_GUI_SOLVER=thread``. A frozen build runs them too: its
+    entry point (packaging/frozen_entry.py) answers ``-m`` for these child modules."""
+    return os.environ.get("MVC_GUI_SOLVER", "process") != "thread"
 
 
 class _PipeControl:
