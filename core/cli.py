@@ -21,6 +21,7 @@ from core.cli_params import add_param_flags, collect_params
 from core.dataset import DataError, MultiViewDataset
 from core.params import ParamError
 from core.preprocessing import PREPROCESSORS, preprocess
+from core.report import check_report_path, write_report
 from core.runs import RunResult, write_labels_csv, write_run_json
 from core.solvers import REGISTRY
 from core.solvers.base import IterationState
@@ -140,7 +141,10 @@ def _select_views(ds: MultiViewDataset, text: str | None) -> MultiViewDataset:
 
 def cmd_run(full: argparse.Namespace) -> int:
     cls = REGISTRY[full.method]
-    ds = _select_views(_load(full), full.views)
+    if full.html:
+        check_report_path(full.html)  # refuse a bad path before a long run, not after
+    loaded = _load(full)  # all views: the HTML report lists the ones left out too
+    ds = _select_views(loaded, full.views)
     params = collect_params(full, cls.param_spec)
     if "n_clusters" not in params:
         if ds.n_classes is None:
@@ -172,6 +176,9 @@ def cmd_run(full: argparse.Namespace) -> int:
     if full.report:
         write_run_json(full.report, result)
         sys.stdout.write(f"run record written to {full.report}\n")
+    if full.html:
+        write_report(full.html, result, loaded.summary())
+        sys.stdout.write(f"HTML report written to {full.html}\n")
     return 0
 
 
@@ -226,10 +233,14 @@ def build_parser(method: str | None = None) -> argparse.ArgumentParser:
     )
     run.add_argument("--out", help="write the labels CSV here (sample, cluster, true_label)")
     run.add_argument("--report", help="write the JSON run record here")
+    run.add_argument("--html", help="write an HTML report of the run here (self-contained)")
     run.add_argument("--quiet", action="store_true", help="no progress output")
     if method:
         cls = REGISTRY[method]
         add_param_flags(run, cls.param_spec, cls.title)
+    from core.cli_experiments import add_experiment_parsers  # sweep, robustness
+
+    add_experiment_parsers(sub, method)
     return parser
 
 
@@ -244,6 +255,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_info(args)
         if args.command == "methods":
             return cmd_methods(args)
+        if args.command in ("sweep", "robustness"):
+            from core.cli_experiments import run_experiment
+
+            return run_experiment(args)
         return cmd_run(args)
     except (DataError, ParamError, OSError) as exc:
         sys.stderr.write(f"mvc: error: {exc}\n")
