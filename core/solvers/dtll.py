@@ -293,6 +293,10 @@ class DTLL(BaseSolver):
                 f"anchor graph of view {i + 1}/{nv}",
             )  # fmt: skip
             graphs.append(z.tocsr())
+        # equal-weight consensus for the heat map while the labels move (final: learned α)
+        yield rep.stage(
+            "graph", 0.9, "consensus anchor graph", anchor_graph=(sum(graphs) / nv).tocsr()
+        )
         labels0 = yield from forward_stage(
             shared_initial_labels_steps(graphs, c, self.init, rng["init"], rng["svds_v0"]),
             rep, "init", 0.92, 1.0, "initial labels",

@@ -209,6 +209,11 @@ class FMDC(BaseSolver):
             graphs.append(z)
         zhats = [normalize_anchor_graph(z) for z in graphs]
         gram = cross_gram(zhats)
+        # the equal-weight consensus, so the heat map shows (and playback records) the graph
+        # while the labels move; the final state carries the learned-weight consensus
+        yield rep.stage(
+            "graph", 0.95, "consensus anchor graph", anchor_graph=(sum(graphs) / v).tocsr()
+        )
         yield rep.stage("init", 0.95, "initial labels")
         n_init = self.n_init or (1 if self.init == "anchor_spectral" else 10)
         best: tuple | None = None
