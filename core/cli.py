@@ -206,6 +206,25 @@ def _print_summary(result: RunResult, solver: object, out: TextIO) -> None:
         )
 
 
+def add_data_args(p: argparse.ArgumentParser) -> None:
+    """FILE or --demo, --views and --preprocess (shared by run, sweep and robustness)."""
+    p.add_argument("file", nargs="?")
+    p.add_argument(
+        "--demo",
+        nargs="?",
+        const="handwritten",
+        default=None,
+        help="use an embedded demo dataset instead of a file",
+    )
+    p.add_argument("--views", help="1-based views to use, e.g. 1,3 (default: all)")
+    p.add_argument(
+        "--preprocess",
+        default="auto",
+        help=f"one of {', '.join(PREPROCESSORS)}, or one per view separated by commas "
+        "(default auto: chosen per view, printed)",
+    )
+
+
 def build_parser(method: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mvc", description="MVC Studio command line")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -215,22 +234,8 @@ def build_parser(method: str | None = None) -> argparse.ArgumentParser:
     info.add_argument("--json", action="store_true", help="machine-readable output")
     sub.add_parser("methods", help="list the methods and their parameters")
     run = sub.add_parser("run", help="cluster a file with one method")
-    run.add_argument("file", nargs="?")
-    run.add_argument(
-        "--demo",
-        nargs="?",
-        const="handwritten",
-        default=None,
-        help="use an embedded demo dataset instead of a file",
-    )
     run.add_argument("--method", required=True, choices=sorted(REGISTRY))
-    run.add_argument("--views", help="1-based views to use, e.g. 1,3 (default: all)")
-    run.add_argument(
-        "--preprocess",
-        default="auto",
-        help=f"one of {', '.join(PREPROCESSORS)}, or one per view separated by "
-        "commas (default auto: chosen per view, printed)",
-    )
+    add_data_args(run)
     run.add_argument("--out", help="write the labels CSV here (sample, cluster, true_label)")
     run.add_argument("--report", help="write the JSON run record here")
     run.add_argument("--html", help="write an HTML report of the run here (self-contained)")

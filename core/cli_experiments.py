@@ -22,7 +22,7 @@ from core.batch import BatchPlan
 from core.cli_params import add_param_flags, collect_params
 from core.dataset import DataError, MultiViewDataset
 from core.params import ParamError
-from core.preprocessing import PREPROCESSORS, preprocess
+from core.preprocessing import preprocess
 from core.robustness import NOISE_SCALES, Robustness, method_params, run_robustness
 from core.solvers import REGISTRY
 from core.sweep import Sweep, base_params_for, parse_grid, parse_seeds, run_sweep, sweepable
@@ -31,24 +31,6 @@ __all__ = ["add_experiment_parsers", "run_experiment"]
 
 BACKENDS = ("loky", "threading", "multiprocessing", "dask", "ray")
 _CLIENTS: list[Any] = []  # keeps a Dask client alive for the duration of the command
-
-
-def _data_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", nargs="?")
-    p.add_argument(
-        "--demo",
-        nargs="?",
-        const="handwritten",
-        default=None,
-        help="use an embedded demo dataset instead of a file",
-    )
-    p.add_argument("--views", help="1-based views to use, e.g. 1,3 (default: all)")
-    p.add_argument(
-        "--preprocess",
-        default="auto",
-        help=f"one of {', '.join(PREPROCESSORS)}, or one per view separated by commas "
-        "(default auto: chosen per view)",
-    )
 
 
 def _parallel_args(p: argparse.ArgumentParser) -> None:
@@ -71,6 +53,8 @@ def _parallel_args(p: argparse.ArgumentParser) -> None:
 
 def add_experiment_parsers(sub: Any, method: str | None = None) -> None:
     """Add the ``sweep`` and ``robustness`` subcommands to ``mvc``'s subparsers."""
+    from core.cli import add_data_args  # core.cli imports this module while building
+
     names = " (`mvc sweep --method NAME --help` lists the method's parameters)"
     if method:
         names = f". Parameters of {method}: " + ", ".join(p.name for p in sweepable(method))
@@ -82,7 +66,7 @@ def add_experiment_parsers(sub: Any, method: str | None = None) -> None:
         epilog="example: mvc sweep data.mat --method fmdc --grid n_anchors=16,32,64 "
         "--grid n_neighbors=5,10 --seeds 0,1,2 --out sweep.csv",
     )
-    _data_args(sweep)
+    add_data_args(sweep)
     sweep.add_argument("--method", required=True, choices=sorted(REGISTRY))
     sweep.add_argument(
         "--grid",
@@ -105,7 +89,7 @@ def add_experiment_parsers(sub: Any, method: str | None = None) -> None:
         "entries) to the chosen views, rerun each method, and record scores and view weights "
         "per noise level and seed (docs/robustness.md).",
     )
-    _data_args(rob)
+    add_data_args(rob)
     rob.add_argument(
         "--method",
         action="append",

@@ -181,6 +181,35 @@ def accumulate_cols(
             sums[col0 + c, 1] += s2[c - c_lo]
 
 
+@njit(inline="always", **JIT)
+def _k2_entry(
+    dot: float,
+    sq_i: float,
+    sq_j: float,
+    i: int,
+    j: int,
+    kind: int,
+    inv2s2: float,
+    lo: float,
+    hi: float,
+    diag: np.ndarray,
+    bad: np.ndarray,
+) -> float:
+    """K2[i, j] = knorm(clip(K0)) from the dot product x_i . x_j (kind 1: Gaussian K0 from
+    the squared distance, 2: cosine, K0 is the dot product), as in ``KernelChain``."""
+    x = dot
+    if kind == 1:
+        d2 = sq_i + sq_j - 2.0 * dot
+        if d2 < 0.0 or j == i:
+            d2 = 0.0
+        x = math.exp(-d2 * inv2s2)
+    if bad[i] or bad[j]:
+        x = 1.0 if i == j else 0.0
+    else:
+        x = min(max(x, lo), hi) / math.sqrt(diag[i] * diag[j])
+    return x
+
+
 @njit(**PARALLEL_JIT)
 def normalized_row_sums(
     g: np.ndarray,
@@ -195,11 +224,7 @@ def normalized_row_sums(
     bad: np.ndarray,
 ) -> np.ndarray:
     """Exact row sums / sums of squares of K2 = knorm(clip(K0)) for samples ``rows`` (b x 2),
-    from their dot products with all samples ``g`` (b x n; kind 1: Gaussian, 2: cosine).
-
-    Same entry formula as the dense path: ``K1 = clip(K0, lo, hi)``,
-    ``K2_ij = K1_ij / sqrt(K1_ii K1_jj)``, rows/columns of bad diagonals 0, ``K2_ii = 1`` there.
-    """
+    from their dot products with all samples ``g`` (b x n); see :func:`_k2_entry`."""
     b, n = g.shape
     out = np.empty((b, 2), dtype=np.float64)
     for q in prange(b):
@@ -207,16 +232,7 @@ def normalized_row_sums(
         s1 = 0.0
         s2 = 0.0
         for j in range(n):
-            x = g[q, j]
-            if kind == 1:
-                d2 = sq_rows[q] + sq_all[j] - 2.0 * x
-                if d2 < 0.0 or j == i:
-                    d2 = 0.0
-                x = math.exp(-d2 * inv2s2)
-            if bad[i] or bad[j]:
-                x = 1.0 if i == j else 0.0
-            else:
-                x = min(max(x, lo), hi) / math.sqrt(diag[i] * diag[j])
+            x = _k2_entry(g[q, j], sq_rows[q], sq_all[j], i, j, kind, inv2s2, lo, hi, diag, bad)
             s1 += x
             s2 += x * x
         out[q, 0] = s1
@@ -241,22 +257,13 @@ def final_rows(
     scale: float,
 ) -> None:
     """In place: dot products of samples ``rows`` with all samples (b x n) -> the model's K
-    rows (kind 1: Gaussian, 2: cosine; same formulas as ``KernelChain.base`` and ``.final``).
-    Rows may be any samples, so re-selected rows need no NumPy fallback."""
+    rows (same formula as ``KernelChain.final``). Rows may be any samples, so re-selected
+    rows need no NumPy fallback."""
     b, n = g.shape
     for q in prange(b):
         i = rows[q]
         for j in range(n):
-            x = g[q, j]
-            if kind == 1:
-                d2 = sq_rows[q] + sq_all[j] - 2.0 * x
-                if d2 < 0.0 or j == i:
-                    d2 = 0.0
-                x = math.exp(-d2 * inv2s2)
-            if bad[i] or bad[j]:
-                x = 1.0 if i == j else 0.0
-            else:
-                x = min(max(x, lo), hi) / math.sqrt(diag[i] * diag[j])
+            x = _k2_entry(g[q, j], sq_rows[q], sq_all[j], i, j, kind, inv2s2, lo, hi, diag, bad)
             x = x - (r[i] + r[j]) + t
             if i == j:
                 x = x + 1e-12
