@@ -124,15 +124,7 @@ class MainWindow(WindowIOMixin, QMainWindow):
             ("Results", self.results_panel, Qt.DockWidgetArea.RightDockWidgetArea),
         )
         for title, widget, area in docks:
-            dock = QDockWidget(title, self)
-            dock.setObjectName(f"{title.lower()}Dock")
-            dock.setWidget(widget)
-            dock.setFeatures(
-                QDockWidget.DockWidgetFeature.DockWidgetMovable
-                | QDockWidget.DockWidgetFeature.DockWidgetClosable
-            )
-            self.addDockWidget(area, dock)
-            self.view_menu.addAction(dock.toggleViewAction())
+            self.add_dock(title, widget, area, f"{title.lower()}Dock")
         for name, plot in self.plots.items():
             act = self.plots_menu.addAction(plot.title.text())
             act.triggered.connect(lambda _=False, n=name: self.export_plot(n))
@@ -141,6 +133,24 @@ class MainWindow(WindowIOMixin, QMainWindow):
         docks = self.findChildren(QDockWidget)
         widths = [230 if d.widget() is self.results_panel else 440 for d in docks]
         self.resizeDocks(docks, widths, Qt.Orientation.Horizontal)
+
+    def add_dock(
+        self, title: str, widget: QWidget, area, name: str, *, floatable: bool = False
+    ) -> QDockWidget:
+        """A movable, closable dock (named for saveState) with a View menu toggle."""
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        features = (
+            QDockWidget.DockWidgetFeature.DockWidgetMovable
+            | QDockWidget.DockWidgetFeature.DockWidgetClosable
+        )
+        if floatable:
+            features |= QDockWidget.DockWidgetFeature.DockWidgetFloatable
+        dock.setFeatures(features)
+        self.addDockWidget(area, dock)
+        self.view_menu.addAction(dock.toggleViewAction())
+        return dock
 
     def _connect(self) -> None:
         c, pr = self.controller, self.presenter

@@ -22,7 +22,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QDockWidget,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -362,16 +361,8 @@ class RunListPanel(QWidget):
 def install(win: Any) -> None:
     """Add the "Runs" dock (right side) and Tools > Compare selected runs."""
     panel = RunListPanel(win)
-    dock = QDockWidget("Runs", win)
-    dock.setObjectName("runsDock")
-    dock.setWidget(panel)
-    dock.setFeatures(
-        QDockWidget.DockWidgetFeature.DockWidgetMovable
-        | QDockWidget.DockWidgetFeature.DockWidgetClosable
-    )
-    win.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+    dock = win.add_dock("Runs", panel, Qt.DockWidgetArea.BottomDockWidgetArea, "runsDock")
     win.resizeDocks([dock], [170], Qt.Orientation.Vertical)  # the plots keep most height
-    win.view_menu.addAction(dock.toggleViewAction())
     compare = QAction("Compare selected runs", win)
     compare.setStatusTip("Agreement, confusion and curves of the two runs selected in 'Runs'")
     compare.triggered.connect(panel.compare_selected)

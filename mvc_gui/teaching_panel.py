@@ -309,20 +309,14 @@ class TeachingPanel(QWidget):
 def install(win) -> TeachingPanel:
     """Add the teaching dock (hidden) with Tools > Teaching mode and a View menu toggle."""
     panel = TeachingPanel(win)
-    dock = QDockWidget("Teaching mode", win)
-    dock.setObjectName("teachingDock")
-    dock.setWidget(panel)
-    dock.setFeatures(
-        QDockWidget.DockWidgetFeature.DockWidgetMovable
-        | QDockWidget.DockWidgetFeature.DockWidgetClosable
-        | QDockWidget.DockWidgetFeature.DockWidgetFloatable
-    )
-    win.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+    dock = win.add_dock(
+        "Teaching mode", panel, Qt.DockWidgetArea.RightDockWidgetArea, "teachingDock",
+        floatable=True,
+    )  # fmt: skip
     results = win.findChild(QDockWidget, "resultsDock")
     if results is not None:  # a tab next to Results: the explanation needs the full height
         win.tabifyDockWidget(results, dock)
     dock.hide()
-    win.view_menu.addAction(dock.toggleViewAction())
     action = QAction("&Teaching mode", win)
     action.setCheckable(True)
     action.setStatusTip("Explain the method step by step and play back a run's iterations")
