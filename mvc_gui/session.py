@@ -14,19 +14,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from core.dataset import DataError, MultiViewDataset
+from core.demo import load_demo as core_load_demo
+from core.demo import make_synthetic
+from core.preprocessing import PREPROCESSORS, preprocess
 
 __all__ = ["PREPROCESSORS", "DataSession", "load_demo", "load_path", "preprocess_views"]
 
-try:  # core.preprocessing is written in parallel; degrade to no preprocessing without it
-    from core.preprocessing import PREPROCESSORS, preprocess
-except ImportError:  # pragma: no cover - only before core.preprocessing exists
-    PREPROCESSORS = ("none",)
-    preprocess = None
-
 
 def preprocess_views(views: list, methods: list[str]) -> tuple[list, list[str]]:
-    if preprocess is None:
-        return list(views), ["none"] * len(views)
     out, chosen = preprocess(list(views), list(methods))
     return list(out), list(chosen)
 
@@ -46,8 +41,7 @@ class DataSession:
     def __post_init__(self) -> None:
         v = self.dataset.n_views
         self.included = self.included or [True] * v
-        default = "auto" if "auto" in PREPROCESSORS else PREPROCESSORS[0]
-        self.methods = self.methods or [default] * v
+        self.methods = self.methods or ["auto"] * v
 
     @property
     def view_indices(self) -> list[int]:
@@ -97,31 +91,7 @@ def load_demo(name: str = "handwritten") -> tuple[DataSession, dict]:
     """An embedded demo dataset, or synthetic data named ``synthetic-<n>``."""
     if name.startswith("synthetic"):
         n = int(name.partition("-")[2] or 3000)
-        ds = make_synthetic(n)
+        ds = make_synthetic(n, [20, 50, 30], 8, 0)
     else:
-        try:
-            from core.demo import load_demo as core_load_demo
-        except ImportError:  # core.demo not available: read the packaged file directly
-            from core.io import load_dataset
-            from mvc_gui.resources import resource_path
-
-            ds = load_dataset(resource_path("datasets", f"{name}.npz"))
-        else:
-            ds = core_load_demo(name)
+        ds = core_load_demo(name)
     return DataSession(ds), ds.summary()
-
-
-def make_synthetic(n: int, dims: tuple[int, ...] = (20, 50, 30), c: int = 8, seed: int = 0):
-    """Synthetic blobs seen through several views (``core.demo.make_synthetic`` if present)."""
-    try:
-        from core.demo import make_synthetic as core_make
-    except ImportError:
-        rng = np.random.default_rng(seed)
-        labels = rng.integers(0, c, size=n)
-        views = []
-        for d in dims:
-            centres = rng.normal(scale=4.0, size=(c, d))
-            views.append(centres[labels] + rng.normal(size=(n, d)))
-        names = [f"view {i + 1}" for i in range(len(dims))]
-        return MultiViewDataset(views, labels, names, name=f"synthetic-{n}", source="synthetic")
-    return core_make(n, list(dims), c, seed)
