@@ -107,6 +107,7 @@ class RobustnessWindow(ExperimentWindow):
         self.score_view = pg.PlotWidget()
         self.score_plot = self.score_view.getPlotItem()
         self.score_plot.setLabel("bottom", "noise level α")
+        self.score_plot.getAxis("left").enableAutoSIPrefix(False)  # scores, not "x0.001"
         self.score_plot.showGrid(x=True, y=True, alpha=0.15)
         self.score_plot.addLegend(offset=(-10, 10))
         self.weights_view = pg.GraphicsLayoutWidget()
@@ -251,7 +252,7 @@ class RobustnessWindow(ExperimentWindow):
             if table is None:
                 done = any(r and r["method"] == method for r in plan.rows)
                 if done:
-                    plot.setTitle(f"{method}: no view weights (all views count equally)")
+                    plot.setTitle(f"{method}: no view weights")
                 continue
             ok = np.isfinite(table[:, 0])
             for v, curve in enumerate(self.weight_curves[method]):
