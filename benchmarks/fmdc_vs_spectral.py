@@ -19,10 +19,10 @@ import scipy.sparse as sp
 from sklearn.cluster import SpectralClustering
 
 from _common import DOCS, datasets_dir, git_rev, machine
-from core.io import load_dataset
-from core.metrics import accuracy, nmi
-from core.preprocessing import preprocess
-from core.solvers import FMDC
+from core.data.io import load_dataset
+from core.data.preprocessing import preprocess
+from core.methods import FMDC
+from core.numerics.metrics import accuracy, nmi
 
 
 def main() -> int:

@@ -150,9 +150,9 @@ def main() -> int:
     ap.add_argument("--trace", action="store_true", help="print stacks during stalls")
     args = ap.parse_args()
     app = QApplication.instance() or QApplication([])
-    from core.io import load_dataset
-    from mvc_gui.main_window import MainWindow
-    from mvc_gui.session import DataSession, make_synthetic
+    from core.data.io import load_dataset
+    from mvc_gui.model.data_session import DataSession, make_synthetic
+    from mvc_gui.window.main_window import MainWindow
 
     settings = QSettings(str(Path("/tmp") / "mvc_gui_bench.ini"), QSettings.Format.IniFormat)
     win = MainWindow(settings)

@@ -18,10 +18,10 @@ from datetime import date
 import numpy as np
 
 from _common import DOCS, cases_module, datasets_dir, git_rev, machine
-from core.io import load_dataset
-from core.metrics import all_metrics
-from core.preprocessing import preprocess
-from core.solvers import REGISTRY
+from core.data.io import load_dataset
+from core.data.preprocessing import preprocess
+from core.methods import REGISTRY
+from core.numerics.metrics import all_metrics
 
 _CACHE: dict = {}
 

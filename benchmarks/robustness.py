@@ -24,9 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from _common import DOCS, git_rev, machine  # noqa: E402
-from core.demo import load_demo  # noqa: E402
-from core.robustness import Robustness, method_params, run_robustness  # noqa: E402
-from core.runs import atomic_write  # noqa: E402
+from core.data.demo import load_demo  # noqa: E402
+from core.experiments.robustness import Robustness, method_params, run_robustness  # noqa: E402
+from core.records.runs import atomic_write  # noqa: E402
 
 METHODS = {"fmdc": "auto", "rg-mvc": "zscore"}  # preprocessing of each method's quality cases
 NOISY = [1, 3]  # 0-based: views 2 and 4 (even-numbered, as in the paper)
@@ -36,7 +36,7 @@ def datasets() -> list:
     out = [("embedded handwritten demo (UCI mfeat)", load_demo("handwritten"))]
     root = os.environ.get("MVC_DATASETS")
     if root and (Path(root) / "MSRC-v1_5view.mat").exists():
-        from core.io import load_dataset
+        from core.data.io import load_dataset
 
         out.append(("MSRC-v1_5view.mat", load_dataset(Path(root) / "MSRC-v1_5view.mat")))
     return out
@@ -117,7 +117,8 @@ def main() -> int:
         f"{time.perf_counter() - t0:.0f} s in total.",
         "",
         "Gaussian noise on 80 % of the entries of views 2 and 4, standard deviation α times the "
-        "feature's own standard deviation (`core.robustness.add_noise`; the RG-MVC paper adds "
+        "feature's own standard deviation (`core.experiments.robustness.add_noise`; "
+        "the RG-MVC paper adds "
         "α·N(0, 1) to kernel entries of order one). Same noise for both methods at each seed. "
         f"ACC is the mean ± std over seeds 0..{args.seeds - 1}; weights are normalised to sum "
         "1 and averaged over the seeds. Preprocessing after the noise, chosen on the clean data: "

@@ -32,10 +32,10 @@ def _rss_mb() -> float:
 
 
 def child(method: str, n: int) -> dict:
-    from core.demo import make_synthetic
-    from core.graphs import block_rows
-    from core.metrics import accuracy
-    from core.solvers import REGISTRY
+    from core.data.demo import make_synthetic
+    from core.methods import REGISTRY
+    from core.numerics.graphs import block_rows
+    from core.numerics.metrics import accuracy
 
     ds = make_synthetic(n, DIMS, CLUSTERS, seed=0)
     data_rss = _rss_mb()
@@ -96,7 +96,7 @@ def main() -> int:
         f"Command: `python benchmarks/scale.py --method {args.method} --n {args.n}`  ",
         f"Run {date.today()} on {machine()}, commit {git_rev()}. Synthetic data: "
         f"3 views of dims {'/'.join(map(str, DIMS))}, {CLUSTERS} clusters "
-        "(core.demo.make_synthetic). The floor is the bare BLAS product X_v U_vᵀ for all "
+        "(core.data.demo.make_synthetic). The floor is the bare BLAS product X_v U_vᵀ for all "
         "views with m anchors, timed in the same process.",
         "",
         header,

@@ -1,8 +1,11 @@
-"""MVC Studio core: data, preprocessing, anchor graphs, metrics and the five solvers.
+"""MVC Studio core: everything but the GUI, in layers that import only downward.
 
-Qt-free by design: numpy, scipy, numba and scikit-learn only.
+``data`` -> ``numerics`` -> ``methods`` -> ``records`` -> ``experiments`` -> ``cli``
+(docs/architecture.md). Qt-free by design: numpy, scipy, numba and scikit-learn only;
+``tests/test_layering.py`` enforces both rules.
 """
 
-from core import _numba  # noqa: F401  (sets the numba cache dir and threading layer first)
+# numba's cache folder and threading layer must be set before numba is first imported
+from core.numerics.jit import config as _jit_config  # noqa: F401
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

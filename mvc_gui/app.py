@@ -88,8 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)
-    from mvc_gui.main_window import MainWindow
     from mvc_gui.resources import stylesheet
+    from mvc_gui.window.main_window import MainWindow
 
     app.setStyleSheet(stylesheet())
     win = MainWindow(QSettings())

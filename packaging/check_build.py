@@ -165,14 +165,14 @@ def start_child(module: str, home: Path):
 
 
 def check_children(home: Path) -> float:
-    from core.demo import load_demo
-    from core.solvers import FMDC
-    from mvc_gui.solver_process import recv_message, send_message
+    from core.data.demo import load_demo
+    from core.methods import FMDC
+    from mvc_gui.run.solver_process import recv_message, send_message
 
     ds = load_demo("handwritten")
     methods = ["auto"] * ds.n_views
     t0 = time.perf_counter()
-    proc, conn = start_child("mvc_gui.solver_process", home)
+    proc, conn = start_child("mvc_gui.run.solver_process", home)
     check(conn is not None and conn.recv() == ("ready", None), "solver child (frozen -m) connects")
     if conn is None:
         return time.perf_counter() - t0
@@ -194,7 +194,7 @@ def check_children(home: Path) -> float:
     check(proc.wait(30) == 0, "solver child exits 0 on quit")
 
     small = [v[:300] for v in ds.views]
-    proc, conn = start_child("mvc_gui.embedding_process", home)
+    proc, conn = start_child("mvc_gui.run.embedding_process", home)
     check(conn is not None, "embedding child (frozen -m) connects")
     if conn is None:
         return time.perf_counter() - t0

@@ -1,7 +1,7 @@
 """The one script of the PyInstaller build, frozen into two programs of one folder.
 
 * ``mvc-studio``: the desktop app (``mvc_gui.app.main``); ``mvc``: the command line
-  (``core.cli.main``). Which one runs is chosen by the name the program was started under
+  (``core.cli.main.main``). Which one runs is chosen by the name the program was started under
   (``mvc`` is a symbolic link on Linux and macOS, a second program on Windows).
 * Child processes: a frozen program has no Python interpreter behind ``sys.executable``, yet
   the GUI's solver / t-SNE children are started as ``sys.executable -m MODULE ARGS`` and
@@ -23,8 +23,8 @@ from pathlib import Path
 # modules a frozen program may be asked to run as ``-m MODULE`` (nothing else is accepted)
 CHILD_MODULES = frozenset(
     {
-        "mvc_gui.solver_process",
-        "mvc_gui.embedding_process",
+        "mvc_gui.run.solver_process",
+        "mvc_gui.run.embedding_process",
         "joblib.externals.loky.backend.popen_loky_posix",
     }
 )
@@ -54,7 +54,7 @@ def main() -> int:
     if run_child(sys.argv):
         return 0
     if Path(sys.argv[0]).stem.lower() == "mvc":
-        from core.cli import main as cli_main
+        from core.cli.main import main as cli_main
 
         return cli_main(sys.argv[1:])
     from mvc_gui.app import main as gui_main

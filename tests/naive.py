@@ -55,7 +55,7 @@ def fmdc_sweep(q, labels, c, order):
 
 
 def balanced_split(x, rows, c0, c1, max_iter):
-    """Balanced 2-means with NumPy: the reference for core.kernels.graph.balanced_split."""
+    """Balanced 2-means with NumPy: the reference for core.numerics.jit.graph.balanced_split."""
     half = rows.size // 2
     order, side = np.arange(rows.size), None
     for _ in range(max_iter):

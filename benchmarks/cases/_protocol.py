@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.cluster import KMeans
 from threadpoolctl import threadpool_limits
 
-from core.metrics import all_metrics
+from core.numerics.metrics import all_metrics
 
 
 def max_over_kmeans(

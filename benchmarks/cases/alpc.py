@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from cases._protocol import max_over_kmeans
-from core.linalg import row_normalize
+from core.numerics.linalg import row_normalize
 
 CASES = [
     {

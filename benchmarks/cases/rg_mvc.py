@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.cluster import KMeans
 
-from core.metrics import all_metrics
+from core.numerics.metrics import all_metrics
 
 CASES = [
     {

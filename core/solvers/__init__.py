@@ -1,22 +1,15 @@
-"""All solvers, registered by name in ``REGISTRY`` (the CLI and GUI list them from there)."""
+"""Deprecated alias of :mod:`core.methods` (moved in 0.2.0; removed in 0.3.0).
 
-from core.solvers.alpc import ALPC
-from core.solvers.base import REGISTRY, BaseSolver, IterationState
-from core.solvers.baselines import AnchorSpectralSingleView, KMeansConcat
-from core.solvers.dtll import DTLL
-from core.solvers.fmdc import FMDC
-from core.solvers.mvsc_hfd import MVSCHFD
-from core.solvers.rgmvc import RGMVC
+``from core.solvers import FMDC`` keeps working for one release; use ``core.methods``.
+"""
 
-__all__ = [
-    "ALPC",
-    "DTLL",
-    "FMDC",
-    "MVSCHFD",
-    "REGISTRY",
-    "RGMVC",
-    "AnchorSpectralSingleView",
-    "BaseSolver",
-    "IterationState",
-    "KMeansConcat",
-]
+import warnings
+
+from core.methods import *  # noqa: F403
+from core.methods import __all__  # noqa: F401
+
+warnings.warn(
+    "core.solvers is deprecated: import from core.methods instead (removed in 0.3.0)",
+    DeprecationWarning,
+    stacklevel=2,
+)

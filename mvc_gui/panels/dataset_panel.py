@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mvc_gui.session import PREPROCESSORS, DataSession
+from mvc_gui.model.data_session import PREPROCESSORS, DataSession
 
 __all__ = ["DatasetPanel"]
 

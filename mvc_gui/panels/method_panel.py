@@ -1,6 +1,6 @@
 """Method panel: pick any registered solver; its parameter form, help text and reset.
 
-Built from ``core.solvers.REGISTRY`` only, so methods registered later appear without GUI
+Built from ``core.methods.REGISTRY`` only, so methods registered later appear without GUI
 code. One form per method is kept, so switching back and forth keeps the edits.
 """
 
@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.solvers import REGISTRY
+from core.methods import REGISTRY
 from mvc_gui.panels.param_form import ParamForm
 
 __all__ = ["MethodPanel"]

@@ -1,6 +1,6 @@
 """A parameter form generated from a solver's ParamSpec.
 
-One editor per :class:`core.params.Param`: spin boxes for ints and seeds, a log-scale
+One editor per :class:`core.methods.params.Param`: spin boxes for ints and seeds, a log-scale
 slider + spin box for positive log parameters (the lambdas), plain number boxes otherwise,
 combo boxes for choices, check boxes for switches, and an "auto" box for parameters where
 None means automatic. Each label and editor has a tooltip with the help text, the range and
@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 from superqt import QCollapsible
 
-from core.params import Param, ParamSpec
+from core.methods.params import Param, ParamSpec
 
 __all__ = ["FloatSpinBox", "ParamEditor", "ParamForm"]
 

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mvc_gui.palette import cluster_colors
+from mvc_gui.model.palette import cluster_colors
 
 __all__ = ["ResultsPanel"]
 

@@ -14,7 +14,7 @@ from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
-from core.runs import atomic_write
+from core.records.runs import atomic_write
 from mvc_gui.resources import icon
 
 __all__ = ["PlotBox", "export_item"]

@@ -7,7 +7,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPen
 
-from mvc_gui.display import confusion
+from mvc_gui.model.aggregations import confusion
 from mvc_gui.plots.base import PlotBox
 from mvc_gui.plots.heatmap_plot import strip_image
 

@@ -6,8 +6,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QCheckBox
 
+from mvc_gui.model.run_history import LIVE_METRICS, RunHistory
 from mvc_gui.plots.base import PlotBox
-from mvc_gui.state import LIVE_METRICS, RunHistory
 
 __all__ = ["ConvergencePlot"]
 

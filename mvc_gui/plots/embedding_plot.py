@@ -14,7 +14,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QComboBox, QGraphicsRectItem, QToolTip
 from scipy.spatial import cKDTree
 
-from mvc_gui.palette import NOISE_COLOR, cluster_colors
+from mvc_gui.model.palette import NOISE_COLOR, cluster_colors
 from mvc_gui.plots.base import PlotBox
 from mvc_gui.plots.fast_scatter import FastScatter
 

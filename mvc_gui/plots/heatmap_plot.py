@@ -1,6 +1,6 @@
 """Anchor graph heat map: rows sorted by cluster, columns by dominant cluster (spec §10).
 
-The image arrives pre-aggregated (<= ~1000 rows, see ``mvc_gui.display``), so drawing is
+The image arrives pre-aggregated (<= ~1000 rows, see ``mvc_gui.model.aggregations``), so drawing is
 cheap at any n. Colour strips on the left and top show the cluster of each row block and
 the dominant cluster of each anchor, in the shared cluster colours.
 """
@@ -13,8 +13,8 @@ from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QToolTip
 
-from mvc_gui.display import HeatMap
-from mvc_gui.palette import NOISE_COLOR, cluster_colors
+from mvc_gui.model.aggregations import HeatMap
+from mvc_gui.model.palette import NOISE_COLOR, cluster_colors
 from mvc_gui.plots.base import PlotBox
 
 __all__ = ["HeatmapPlot", "strip_image"]

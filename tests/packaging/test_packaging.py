@@ -78,7 +78,7 @@ def test_spec_bundles_every_resource_where_the_frozen_app_finds_it(spec, tmp_pat
     monkeypatch.setattr(sys, "frozen", True, raising=False)
     monkeypatch.setattr(sys, "_MEIPASS", str(bundle), raising=False)
     import resources
-    from core.demo import load_demo
+    from core.data.demo import load_demo
     from mvc_gui import resources as gui_resources
 
     wanted = [
@@ -96,7 +96,9 @@ def test_spec_bundles_every_resource_where_the_frozen_app_finds_it(spec, tmp_pat
     assert load_demo("handwritten").views[0].shape[0] == 2000  # read from the bundle
     metadata = {dest for _src, dest in analysis["datas"] if dest.endswith(".dist-info")}
     assert {"numpy.dist-info", "numba.dist-info", "mvc-studio.dist-info"} <= metadata
-    assert {"mvc_gui.solver_process", "mvc_gui.embedding_process"} <= set(analysis["hiddenimports"])
+    assert {"mvc_gui.run.solver_process", "mvc_gui.run.embedding_process"} <= set(
+        analysis["hiddenimports"]
+    )
     assert calls["COLLECT"][0]["name"] == "mvc-studio"
     assert calls["EXE"][0]["name"] == "mvc-studio"
     if sys.platform != "win32":
@@ -176,14 +178,14 @@ def test_entry_point_accepts_only_known_child_command_lines(monkeypatch):
 
 
 def test_entry_point_runs_the_solver_child(tmp_path):
-    """``PROGRAM -m mvc_gui.solver_process ADDRESS KEY`` serves runs, as ``python -m``."""
+    """``PROGRAM -m mvc_gui.run.solver_process ADDRESS KEY`` serves runs, as ``python -m``."""
     key = os.urandom(16)
     script = (
         "import sys; sys.path.insert(0, sys.argv[1]); import frozen_entry; "
         "sys.exit(0 if frozen_entry.run_child(['prog', '-m', *sys.argv[2:]]) else 3)"
     )
     with Listener(authkey=key) as listener:
-        cmd = [sys.executable, "-c", script, str(PACKAGING), "mvc_gui.solver_process"]
+        cmd = [sys.executable, "-c", script, str(PACKAGING), "mvc_gui.run.solver_process"]
         proc = subprocess.Popen([*cmd, listener.address, key.hex()], cwd=ROOT)
         accepted: list = []
         waiter = threading.Thread(target=lambda: accepted.append(listener.accept()), daemon=True)
@@ -202,13 +204,14 @@ _FROZEN_KERNEL = textwrap.dedent(
     import sys
     import types
     sys.frozen, sys._MEIPASS = True, sys.argv[1]
-    import core._numba
+    import core.numerics.jit.config
     from numba import njit
 
     module = types.ModuleType("fake_kernel")  # numba re-imports it when loading the cache
     sys.modules["fake_kernel"] = module
     # a frozen build's code objects carry relative file names and there is no source file
-    exec(compile("def add_one(x):\\n    return x + 1\\n", "core/kernels/fake_kernel.py", "exec"),
+    exec(compile("def add_one(x):\\n    return x + 1\\n", "core/numerics/jit/fake_kernel.py",
+    "exec"),
          module.__dict__)
     kernel = njit(cache=True)(module.add_one)
     assert kernel(1) == 2

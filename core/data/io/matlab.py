@@ -1,0 +1,263 @@
+"""MATLAB ``.mat`` files: v4/v5/v7 through :func:`scipy.io.loadmat`, v7.3 (HDF5) through h5py.
+
+Both readers return the file's variables in their MATLAB shape (a 1 x 5 cell stays 1 x 5,
+an ``n x d`` matrix stays ``n x d``) so that :mod:`core.data.io.variables` can decide which are
+views
+and labels. Cells are object arrays, text is ``str``, structs are ``dict`` (contents not
+read), sparse matrices stay sparse.
+
+A v5 file that :func:`scipy.io.loadmat` cannot read (for example junk bytes after the last
+variable, or a truncated last variable) is read again element by element: every top-level
+data element is copied, with the file header, into an in-memory file that ``loadmat`` reads
+on its own. Reading stops at the first element whose tag is not a MATLAB array or that runs
+past the end of the file; what was skipped is reported as a warning. A recovered file that
+lacks views or labels is rejected by :func:`core.data.io.load_dataset`.
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+import warnings
+import zlib
+from pathlib import Path
+
+import numpy as np
+import scipy.io as sio
+import scipy.sparse as sp
+
+from core.data.dataset import DataError
+
+__all__ = ["DAMAGED_KEY", "HDF5_SIGNATURE", "read_mat", "read_mat5", "read_mat73"]
+
+#: Key added to the variables of a damaged file that was partly recovered (value: what
+#: was recovered and skipped).
+DAMAGED_KEY = "__damaged__"
+HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+_MI_MATRIX, _MI_COMPRESSED = 14, 15
+_LOADMAT_OPTIONS = {"mat_dtype": False, "squeeze_me": False, "chars_as_strings": True}
+
+
+def read_mat(path: Path, notes: list[str]) -> dict[str, object]:
+    """Read any MATLAB file (format chosen by its header) into a dict of variables."""
+    if is_hdf5(path):
+        return read_mat73(path, notes)
+    return read_mat5(path, notes)
+
+
+def is_hdf5(path: Path) -> bool:
+    """True if the HDF5 signature is at offset 0, 512, 1024, ... (MATLAB v7.3 uses 512)."""
+    with open(path, "rb") as fh:
+        offset = 0
+        while True:
+            fh.seek(offset)
+            chunk = fh.read(8)
+            if len(chunk) < 8:
+                return False
+            if chunk == HDF5_SIGNATURE:
+                return True
+            offset = 512 if offset == 0 else offset * 2
+
+
+# ----------------------------------------------------------------------------- v4 / v5 / v7
+
+
+def _normalise(value: object) -> object:
+    """Turn loadmat output into plain values: cells, str, dict (struct), arrays, sparse."""
+    if sp.issparse(value):
+        return value
+    if isinstance(value, sio.matlab.MatlabFunction | sio.matlab.MatlabOpaque):
+        return {}
+    if isinstance(value, np.ndarray):
+        if value.dtype.names is not None:
+            return dict.fromkeys(value.dtype.names)
+        if value.dtype == object:
+            out = np.empty(value.shape, dtype=object)
+            for idx, item in np.ndenumerate(value):
+                out[idx] = _normalise(item)
+            return out
+        if value.dtype.kind == "U":
+            rows = [str(s) for s in value.ravel()]
+            return rows[0] if len(rows) == 1 else np.asarray(rows)
+    return value
+
+
+def read_mat5(path: Path, notes: list[str]) -> dict[str, object]:
+    """Read a v4/v5/v7 MAT-file; recover what can be read from a damaged v5 file."""
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            raw = sio.loadmat(path, **_LOADMAT_OPTIONS)
+        notes.extend(f"MATLAB reader: {w.message}" for w in caught)
+    except Exception as exc:  # scipy raises many types on damaged files
+        if not _has_v5_header(path):
+            raise DataError(
+                f"not a MATLAB file: no v5/v7.3 header and not readable as v4 "
+                f"({type(exc).__name__}: {exc})"
+            ) from exc
+        raw = _recover_v5(path, notes, exc)
+    return {
+        k: _normalise(v) if k != DAMAGED_KEY else v
+        for k, v in raw.items()
+        if not k.startswith("__") or k == DAMAGED_KEY
+    }
+
+
+def _has_v5_header(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        head = fh.read(128)
+    return len(head) == 128 and head[126:128] in (b"IM", b"MI")
+
+
+def _peek_name(tag_type: int, payload: bytes, endian: str) -> str | None:
+    """Best-effort name of a (possibly truncated) top-level array element."""
+    try:
+        if tag_type == _MI_COMPRESSED:
+            payload = zlib.decompressobj().decompress(payload, 4096)
+            payload = payload[8:]  # the inner miMATRIX tag
+        pos = 16  # array flags sub-element
+        _, nbytes = struct.unpack(endian + "II", payload[pos : pos + 8])
+        pos += 8 + nbytes + (-nbytes % 8)  # dimensions sub-element
+        word = struct.unpack(endian + "I", payload[pos : pos + 4])[0]
+        if word >> 16:  # small data element: name packed in the tag
+            length = word >> 16
+            raw = payload[pos + 4 : pos + 4 + length]
+        else:
+            length = struct.unpack(endian + "I", payload[pos + 4 : pos + 8])[0]
+            raw = payload[pos + 8 : pos + 8 + length]
+        name = raw.decode("latin1")
+        return name if name.isidentifier() else None
+    except (struct.error, zlib.error, UnicodeDecodeError):
+        return None
+
+
+def _recover_v5(path: Path, notes: list[str], error: Exception) -> dict[str, object]:
+    """Read a damaged v5 file one top-level element at a time."""
+    size = path.stat().st_size
+    recovered: dict[str, object] = {}
+    problems: list[str] = []
+    with open(path, "rb") as fh:
+        header = fh.read(128)
+        endian = "<" if header[126:128] == b"IM" else ">"
+        pos = 128
+        while pos < size:
+            fh.seek(pos)
+            tag = fh.read(8)
+            if len(tag) < 8:
+                problems.append(f"{size - pos} trailing byte(s) at offset {pos}")
+                break
+            tag_type, nbytes = struct.unpack(endian + "II", tag)
+            if tag_type not in (_MI_MATRIX, _MI_COMPRESSED):
+                problems.append(
+                    f"{size - pos} unreadable byte(s) from offset {pos} to the end "
+                    "(not a MATLAB variable)"
+                )
+                break
+            payload = fh.read(min(nbytes, size - pos - 8))
+            if len(payload) < nbytes:
+                var = _peek_name(tag_type, payload, endian)
+                label = f"variable '{var}'" if var else "the last variable"
+                problems.append(
+                    f"{label} at offset {pos} (truncated: {len(payload)} of {nbytes} bytes present)"
+                )
+                break
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    part = sio.loadmat(io.BytesIO(header + tag + payload), **_LOADMAT_OPTIONS)
+                recovered.update({k: v for k, v in part.items() if not k.startswith("__")})
+            except Exception:  # one damaged element: skip it, keep going
+                var = _peek_name(tag_type, payload, endian)
+                label = f"variable '{var}'" if var else "a variable"
+                problems.append(f"{label} at offset {pos} (damaged content)")
+            pos += 8 + nbytes
+    if not recovered:
+        raise DataError(
+            "damaged MATLAB file: no variable could be read ("
+            + "; ".join(problems or [str(error)])
+            + ")"
+        )
+    names = ", ".join(f"'{k}'" for k in recovered)
+    message = (
+        f"damaged MATLAB file (scipy.io.loadmat failed: {error}); recovered {names}; "
+        "skipped: " + "; ".join(problems or ["nothing"])
+    )
+    notes.append(message)
+    recovered[DAMAGED_KEY] = message
+    return recovered
+
+
+# ----------------------------------------------------------------------------- v7.3 (HDF5)
+
+
+def _attr_str(obj: object, name: str) -> str:
+    value = obj.attrs.get(name, b"")
+    return value.decode("ascii", "replace") if isinstance(value, bytes) else str(value)
+
+
+def _h5_value(h5file: object, obj: object, where: str) -> object:
+    """Convert one HDF5 object written by MATLAB into its MATLAB-shaped value."""
+    import h5py
+
+    cls = _attr_str(obj, "MATLAB_class")
+    if isinstance(obj, h5py.Group):
+        if "MATLAB_sparse" in obj.attrs:
+            n_rows = int(obj.attrs["MATLAB_sparse"])
+            jc = np.asarray(obj["jc"][()], dtype=np.int64).ravel()
+            ir = np.asarray(obj["ir"][()], dtype=np.int64).ravel() if "ir" in obj else []
+            data = obj["data"][()].ravel() if "data" in obj else np.ones(len(ir))
+            if data.dtype.names:
+                raise DataError(f"'{where}' is a complex sparse matrix: not supported")
+            return sp.csc_matrix((data, ir, jc), shape=(n_rows, jc.size - 1))
+        return dict.fromkeys(obj.keys())
+    if int(obj.attrs.get("MATLAB_empty", 0)):
+        return np.zeros((0, 0))
+    value = obj[()]
+    if cls == "cell":
+        refs = np.asarray(value, dtype=object).T
+        out = np.empty(refs.shape, dtype=object)
+        for idx, ref in np.ndenumerate(refs):
+            k = int(np.ravel_multi_index(idx, refs.shape, order="F")) + 1
+            out[idx] = _h5_value(h5file, h5file[ref], f"{where}{{{k}}}")
+        return out
+    if cls == "char":
+        codes = np.atleast_2d(np.asarray(value)).T
+        rows = ["".join(chr(int(c)) for c in row).rstrip("\x00") for row in codes]
+        return rows[0] if len(rows) == 1 else np.asarray(rows)
+    if not isinstance(value, np.ndarray):
+        value = np.asarray(value)
+    if value.dtype.names is not None:
+        if {"real", "imag"} <= set(value.dtype.names):
+            raise DataError(f"'{where}' holds complex numbers: only real values are supported")
+        return {}
+    if value.dtype.kind in "OV":
+        return {}
+    if cls == "logical":
+        value = value.astype(bool)
+    if not cls:  # plain HDF5 (not written by MATLAB): keep the stored orientation
+        return value
+    return value.T
+
+
+def read_mat73(path: Path, notes: list[str]) -> dict[str, object]:
+    """Read a MATLAB v7.3 (HDF5) file; dimensions are reversed back to MATLAB's order."""
+    import h5py
+
+    try:
+        h5file = h5py.File(path, "r")
+    except OSError as exc:
+        raise DataError(f"cannot open the HDF5 (MATLAB v7.3) file: {exc}") from exc
+    out: dict[str, object] = {}
+    with h5file:
+        for key in h5file:
+            if key.startswith("#"):
+                continue
+            try:
+                out[key] = _h5_value(h5file, h5file[key], key)
+            except DataError:
+                raise
+            except Exception as exc:  # damaged dataset
+                notes.append(
+                    f"variable '{key}' could not be read ({type(exc).__name__}: {exc}); skipped"
+                )
+    return out

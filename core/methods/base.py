@@ -1,0 +1,321 @@
+"""The solver protocol shared by the CLI, the tests and the GUI.
+
+A solver is a scikit-learn style estimator whose ``iterate(views)`` generator yields
+:class:`IterationState` objects: first the preparation stages (``"anchors"``, ``"graph"``,
+``"init"``) with a progress fraction, then one state per optimisation iteration, and last a
+state with ``final=True`` after the fitted attributes are set. ``fit`` drains ``iterate``, so
+one code path serves every consumer. Closing the generator early leaves the estimator
+unfitted and no global state behind.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Generator, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClusterMixin
+
+from core.data.dataset import View, check_views
+from core.methods.params import Param, ParamError, ParamSpec
+
+__all__ = [
+    "COMMON_PARAMS",
+    "REGISTRY",
+    "BaseSolver",
+    "FitResult",
+    "IterationState",
+    "Reporter",
+    "register",
+    "seed_streams",
+]
+
+STAGES = ("anchors", "graph", "init", "iterating", "postprocess", "done")
+
+
+@dataclass(frozen=True)
+class IterationState:
+    """A snapshot sent to consumers (possibly across threads): arrays are private copies.
+
+    stage : one of ``STAGES``; iteration : 0 during preparation, then 1, 2, ...
+    objective : the method's objective after this iteration (see the method docstring for
+    its sign and whether it decreases); view_weights : normalised to sum 1;
+    labels : current labels when the method has them; progress : overall fraction in [0, 1];
+    extras : secondary scalar series (e.g. ``moved``, ``residual``); anchor_graph : only on
+    the ``graph`` stage and on the final state (n x m, sparse where it is sparse).
+    """
+
+    stage: str
+    iteration: int = 0
+    objective: float | None = None
+    view_weights: np.ndarray | None = None
+    labels: np.ndarray | None = None
+    progress: float = 0.0
+    elapsed: float = 0.0
+    converged: bool = False
+    final: bool = False
+    stop_reason: str = ""
+    message: str = ""
+    extras: Mapping[str, float] = field(default_factory=dict)
+    anchor_graph: sp.csr_matrix | np.ndarray | None = None
+
+
+@dataclass
+class FitResult:
+    """What a solver's ``_run`` returns; the base class turns it into fitted attributes."""
+
+    labels: np.ndarray
+    objective_history: list[float]
+    n_iter: int
+    converged: bool
+    view_weights: np.ndarray | None = None
+    anchors: Any = None
+    anchor_graph: sp.csr_matrix | np.ndarray | None = None
+    history: dict[str, list[float]] = field(default_factory=dict)
+    attributes: dict[str, Any] = field(default_factory=dict)
+
+
+class Reporter:
+    """Builds states with elapsed time and a monotone overall progress fraction.
+
+    Preparation stages fill [0, prep_share); iterations fill the rest by ``it / max_iter``.
+    """
+
+    def __init__(self, max_iter: int, prep_share: float = 0.3) -> None:
+        self.t0 = time.perf_counter()
+        self.max_iter = max(int(max_iter), 1)
+        self.prep_share = prep_share
+        self._progress = 0.0
+        self.stage_times: dict[str, float] = {}
+        self._stage = ""
+        self._stage_t0 = self.t0
+
+    def _enter(self, stage: str) -> None:
+        now = time.perf_counter()
+        if stage != self._stage:
+            if self._stage:
+                self.stage_times[self._stage] = (
+                    self.stage_times.get(self._stage, 0.0) + now - self._stage_t0
+                )
+            self._stage, self._stage_t0 = stage, now
+
+    def _advance(self, value: float) -> float:
+        self._progress = min(1.0, max(self._progress, value))
+        return self._progress
+
+    def stage(self, stage: str, fraction: float, message: str = "", **kw: Any) -> IterationState:
+        """A preparation state; ``fraction`` is the overall preparation progress in [0, 1]."""
+        self._enter(stage)
+        return IterationState(
+            stage=stage,
+            progress=self._advance(self.prep_share * min(max(fraction, 0.0), 1.0)),
+            elapsed=time.perf_counter() - self.t0,
+            message=message,
+            **kw,
+        )
+
+    def follow(
+        self,
+        steps: Generator[float, None, Any],
+        stage: str,
+        message: str = "",
+        lo: float = 0.0,
+        hi: float = 1.0,
+    ) -> Generator[IterationState, None, Any]:
+        """Re-yield a step generator's fractions as ``stage`` states (mapped to [lo, hi] of
+        the preparation progress) and return the generator's value: ``x = yield from
+        rep.follow(bkhk_steps(...), "anchors", msg)``."""
+        while True:
+            try:
+                frac = next(steps)
+            except StopIteration as stop:
+                return stop.value
+            yield self.stage(stage, lo + (hi - lo) * frac, message)
+
+    def iteration(
+        self,
+        it: int,
+        objective: float | None,
+        *,
+        view_weights: np.ndarray | None = None,
+        labels: np.ndarray | None = None,
+        extras: Mapping[str, float] | None = None,
+        message: str = "",
+    ) -> IterationState:
+        self._enter("iterating")
+        frac = self.prep_share + (1 - self.prep_share) * min(it / self.max_iter, 1.0)
+        return IterationState(
+            stage="iterating",
+            iteration=it,
+            objective=None if objective is None else float(objective),
+            view_weights=None if view_weights is None else _normalised(view_weights),
+            labels=None if labels is None else np.array(labels, dtype=np.int64),
+            progress=self._advance(frac),
+            elapsed=time.perf_counter() - self.t0,
+            extras=dict(extras or {}),
+            message=message,
+        )
+
+    def finish(self) -> float:
+        self._enter("done")
+        return time.perf_counter() - self.t0
+
+
+def _normalised(w: np.ndarray) -> np.ndarray:
+    w = np.array(w, dtype=np.float64).ravel()
+    s = w.sum()
+    return w / s if s > 0 else w
+
+
+def seed_streams(random_state: int | None, names: Sequence[str]) -> dict[str, np.random.Generator]:
+    """Independent named generators from one seed (common spec §9); order of names matters."""
+    ss = np.random.SeedSequence(random_state)
+    return {
+        name: np.random.Generator(np.random.PCG64(child))
+        for name, child in zip(names, ss.spawn(len(names)), strict=True)
+    }
+
+
+def sklearn_seed(rng: np.random.Generator) -> int:
+    """An int seed for scikit-learn drawn from a generator."""
+    return int(rng.integers(0, 2**31 - 1))
+
+
+COMMON_PARAMS = ParamSpec(
+    Param("n_clusters", "int", 2, "Number of clusters to find.", low=2, high=100_000),
+    Param("max_iter", "int", 100, "Maximum number of outer iterations.", low=1, high=10_000),
+    Param(
+        "tol",
+        "float",
+        1e-6,
+        "Stop when the objective changes less than this.",
+        low=0.0,
+        high=1.0,
+        log=True,
+        advanced=True,
+    ),
+    Param(
+        "random_state",
+        "seed",
+        0,
+        "Seed: the same seed gives the same labels.",
+        low=0,
+        high=2**32 - 1,
+    ),
+)
+
+REGISTRY: dict[str, type[BaseSolver]] = {}
+
+
+def register(cls: type[BaseSolver]) -> type[BaseSolver]:
+    """Class decorator: make a solver available to the CLI and the GUI by ``cls.name``."""
+    if cls.name in REGISTRY and REGISTRY[cls.name] is not cls:
+        raise ValueError(f"solver name {cls.name!r} registered twice")
+    REGISTRY[cls.name] = cls
+    return cls
+
+
+class BaseSolver(ClusterMixin, BaseEstimator):
+    """Base class: subclasses define ``__init__`` (storing parameters only), the class
+    attributes below, and ``_run(views, rep)``, a generator of states returning a FitResult.
+    """
+
+    name: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
+    reference: ClassVar[str] = ""
+    param_spec: ClassVar[ParamSpec] = COMMON_PARAMS
+    objective_label: ClassVar[str] = "objective"
+    objective_decreases: ClassVar[bool] = True
+
+    _fitted_names = (
+        "labels_",
+        "view_weights_",
+        "objective_history_",
+        "history_",
+        "n_iter_",
+        "converged_",
+        "anchors_",
+        "anchor_graph_",
+        "stage_times_",
+    )
+
+    # -- hooks for subclasses -------------------------------------------------------------
+    def _run(self, views: list[View], rep: Reporter) -> Generator[IterationState, None, FitResult]:
+        raise NotImplementedError
+
+    def _check_input(self, views: list[View]) -> None:
+        """Data-dependent checks (e.g. anchors <= n); raise DataError or ParamError."""
+
+    @classmethod
+    def estimate_memory(cls, n_samples: int, dims: Sequence[int], params: Mapping[str, Any]) -> int:
+        """Rough peak memory in bytes of a run (for refusing what will not fit)."""
+        return 8 * n_samples * (sum(dims) + 64)
+
+    # -- the protocol ---------------------------------------------------------------------
+    def validated_params(self) -> dict[str, Any]:
+        return self.param_spec.validate(self.get_params(), owner=type(self).__name__)
+
+    def _clear_fitted(self) -> None:
+        for attr in list(vars(self)):
+            if attr.endswith("_") and not attr.startswith("_"):
+                delattr(self, attr)
+
+    def iterate(self, views: Sequence[object]) -> Iterator[IterationState]:
+        """Validate, then yield states until convergence or ``max_iter``."""
+        self._clear_fitted()
+        self.validated_params()
+        xs = check_views(views, self.n_clusters)
+        self._check_input(xs)
+        rep = Reporter(self.max_iter)
+        result = yield from self._run(xs, rep)
+        total = rep.finish()
+        self._set_fitted(result, rep)
+        yield IterationState(
+            stage="done",
+            iteration=result.n_iter,
+            objective=result.objective_history[-1] if result.objective_history else None,
+            view_weights=None if result.view_weights is None else _normalised(result.view_weights),
+            labels=result.labels.copy(),
+            progress=1.0,
+            elapsed=total,
+            converged=result.converged,
+            final=True,
+            stop_reason="converged" if result.converged else "max_iter",
+            anchor_graph=result.anchor_graph,
+        )
+
+    def _set_fitted(self, result: FitResult, rep: Reporter) -> None:
+        self.labels_ = np.asarray(result.labels, dtype=np.int64)
+        self.view_weights_ = result.view_weights
+        self.objective_history_ = list(map(float, result.objective_history))
+        self.history_ = {k: list(v) for k, v in result.history.items()}
+        self.n_iter_ = int(result.n_iter)
+        self.converged_ = bool(result.converged)
+        self.anchors_ = result.anchors
+        self.anchor_graph_ = result.anchor_graph
+        self.stage_times_ = dict(rep.stage_times)
+        for key, value in result.attributes.items():
+            setattr(self, key if key.endswith("_") else key + "_", value)
+
+    def fit(self, views: Sequence[object], y: object = None) -> BaseSolver:
+        """Run to convergence; sets ``labels_``, ``view_weights_``, ``objective_history_``..."""
+        for _ in self.iterate(views):
+            pass
+        return self
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> BaseSolver:
+        """Build a solver from a (partial) parameter dict, validating it."""
+        merged = {**cls.param_spec.defaults(), **params}
+        obj = cls(**merged)
+        obj.validated_params()
+        return obj
+
+
+def check_anchor_count(m: int, n: int, what: str = "n_anchors") -> None:
+    if m > n:
+        raise ParamError(f"'{what}' = {m} exceeds the number of samples ({n})")

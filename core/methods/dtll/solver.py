@@ -1,0 +1,426 @@
+"""DTLL: discrete tensorized label learning with anchor graphs (anonymous ICLR submission)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Generator
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from core.data.dataset import View
+from core.methods.base import (
+    COMMON_PARAMS,
+    BaseSolver,
+    FitResult,
+    IterationState,
+    Reporter,
+    register,
+    seed_streams,
+)
+from core.methods.dtll.updates import (
+    alpha_step,
+    anchor_count,
+    anchor_indices_steps,
+    forward_stage,
+    label_step,
+    nnz_rows,
+    nuclear_gradient,
+    shared_initial_labels_steps,
+    transmission,
+    unpermute,
+    weighted_vote,
+)
+from core.methods.params import Param, ParamError, ParamSpec
+from core.numerics.graphs import pkn_anchor_graph_steps
+from core.numerics.tensor import ORIENTATIONS, schatten_p_norm, schatten_prox
+from core.numerics.threads import blas_single
+
+log = logging.getLogger(__name__)
+
+__all__ = ["DTLL", "anchor_count"]  # anchor_count re-exported for the GUI
+
+MU0, RHO, MU_MAX = 1e-5, 1.1, 1e9  # ALM schedule of the paper's Algorithm 3.1
+
+
+@register
+class DTLL(BaseSolver):
+    """Discrete tensorized label learning (DTLL).
+
+    Per view a PKN anchor graph ``S_v`` (N × m) on shared VDA anchors and a discrete label
+    matrix ``G_v``; the label matrices are stacked into 𝒢 (N × C × V). Maximises
+    ``Σ_v α_v^r ‖S_vᵀ G_v‖_* − λ ‖𝒢‖_{S_p}^p`` (Eq. 12) by an augmented Lagrangian
+    (Algorithm 3.1): a linearised exact G-step (row-wise argmax), a t-SVD Schatten-p
+    proximal J-step (``core.numerics.tensor``), the multiplier step and closed-form weights α.
+    Final labels: α-weighted vote over the per-view labels (spec §8).
+
+    References
+    ----------
+    Discrete Tensorized Label Learning with Anchor Graphs (anonymous ICLR submission);
+    anchor graph: Xia et al., Tensorized Bipartite Graph Learning for Multi-view
+    Clustering, IEEE TPAMI 2022, doi:10.1109/TPAMI.2022.3187976.
+    """
+
+    name = "dtll"
+    title = "DTLL: discrete tensorized label learning"
+    summary = (
+        "Each view connects its samples to shared anchors and learns its own discrete labels "
+        "by maximising the nuclear norm of the anchor-to-cluster mass, which favours clean, "
+        "balanced clusters; a tensor Schatten p-norm over the stacked label matrices keeps "
+        "the views consistent. A larger λ forces stronger agreement between views (too large "
+        "collapses clusters); a smaller weight exponent r spreads the view weights more "
+        "evenly. The authors divide each view by its maximum first (preprocessing "
+        "'maxscale')."
+    )
+    reference = (
+        "Discrete Tensorized Label Learning with Anchor Graphs, anonymous ICLR submission; "
+        "anchor graph by Xia et al., TPAMI 2022, doi:10.1109/TPAMI.2022.3187976"
+    )
+    objective_label = "Σ α_v^r ‖S_vᵀG_v‖_* − λ‖𝒢‖_Sp^p"
+    objective_decreases = False
+    param_spec = COMMON_PARAMS + ParamSpec(
+        Param(
+            "anchor_rate",
+            "float",
+            0.5,
+            "Anchors as a fraction θ of the samples (m = ⌊θN⌋, at most 'max anchors'). "
+            "Ignored when 'n anchors' is set.",
+            low=0.01,
+            high=1.0,
+            allow_none=True,
+        ),
+        Param(
+            "n_anchors",
+            "int",
+            None,
+            "Exact number of anchors m; overrides the anchor rate. Automatic: use the rate.",
+            low=1,
+            high=10_000_000,
+            log=True,
+            allow_none=True,
+            advanced=True,
+        ),
+        Param(
+            "max_anchors",
+            "int",
+            2000,
+            "Upper limit on the anchors given by the anchor rate: graph construction costs "
+            "N·m·d, so large data need a cap.",
+            low=2,
+            high=10_000_000,
+            log=True,
+            advanced=True,
+        ),
+        Param(
+            "n_neighbors",
+            "int",
+            10,
+            "Anchors each sample connects to in each view's anchor graph.",
+            low=1,
+            high=200,
+        ),
+        Param(
+            "lam",
+            "float",
+            3.0,
+            "λ: weight of the tensor Schatten p-norm that makes the views' labels agree.",
+            low=1e-3,
+            high=1e3,
+            log=True,
+            label="λ",
+        ),
+        Param(
+            "schatten_p",
+            "float",
+            0.5,
+            "p of the tensor Schatten p-norm (1 = tensor nuclear norm; smaller is closer to "
+            "a rank penalty). Little effect in the paper.",
+            low=0.05,
+            high=1.0,
+        ),
+        Param(
+            "weight_exponent",
+            "float",
+            0.5,
+            "r: view weights enter as α^r. Below 1 the weights are spread (smaller r: more "
+            "even); r = 1 is undefined; above 1 the paper's weight formula is a minimiser.",
+            low=0.05,
+            high=20.0,
+            label="r",
+        ),
+        Param("max_iter", "int", 300, "Maximum ALM iterations.", low=1, high=10_000),
+        Param(
+            "tol",
+            "float",
+            1e-6,
+            "Stop when the residual max|𝒢 − 𝒥| falls below this.",
+            low=0.0,
+            high=1.0,
+            log=True,
+            advanced=True,
+        ),
+        Param(
+            "init",
+            "choice",
+            "shared_spectral",
+            "Initial labels, the same for every view: k-means on the joint anchor spectral "
+            "embedding, or one balanced random labelling.",
+            choices=("shared_spectral", "shared_random"),
+        ),
+        Param(
+            "anchor_style",
+            "choice",
+            "vda",
+            "Anchor selection: variance-based VDA (deterministic, as in the paper), random "
+            "samples, or the samples nearest to k-means centres (slow).",
+            choices=("vda", "random", "kmeans_nearest"),
+            advanced=True,
+        ),
+        Param(
+            "orientation",
+            "choice",
+            "per_sample",
+            "Axis of the tensor FFT: per-sample C × V slices (reference code) or per-cluster "
+            "N × V slices (paper text; much worse, for experiments).",
+            choices=ORIENTATIONS,
+            advanced=True,
+        ),
+        Param(
+            "sample_order",
+            "choice",
+            "by_initial_labels",
+            "The tensor FFT runs along the samples, so their order matters. Sorting them by "
+            "the initial labels makes results independent of the row order; 'given' keeps "
+            "the data's order, as the authors' code does: it only works on files sorted by "
+            "class (it then uses the true classes) and collapses on shuffled rows.",
+            choices=("given", "by_initial_labels"),
+            advanced=True,
+        ),
+        Param(
+            "repair_empty",
+            "bool",
+            True,
+            "Refill an empty cluster with the sample that loses least by moving into it.",
+            advanced=True,
+        ),
+    )
+
+    def __init__(
+        self,
+        n_clusters: int = 2,
+        *,
+        anchor_rate: float | None = 0.5,
+        n_anchors: int | None = None,
+        max_anchors: int = 2000,
+        n_neighbors: int = 10,
+        lam: float = 3.0,
+        schatten_p: float = 0.5,
+        weight_exponent: float = 0.5,
+        max_iter: int = 300,
+        tol: float = 1e-6,
+        init: str = "shared_spectral",
+        anchor_style: str = "vda",
+        orientation: str = "per_sample",
+        sample_order: str = "by_initial_labels",
+        repair_empty: bool = True,
+        random_state: int | None = 0,
+    ) -> None:
+        self.n_clusters = n_clusters
+        self.anchor_rate = anchor_rate
+        self.n_anchors = n_anchors
+        self.max_anchors = max_anchors
+        self.n_neighbors = n_neighbors
+        self.lam = lam
+        self.schatten_p = schatten_p
+        self.weight_exponent = weight_exponent
+        self.max_iter = max_iter
+        self.tol = tol
+        self.init = init
+        self.anchor_style = anchor_style
+        self.orientation = orientation
+        self.sample_order = sample_order
+        self.repair_empty = repair_empty
+        self.random_state = random_state
+
+    def _check_input(self, views: list[View]) -> None:
+        n = views[0].shape[0]
+        if self.weight_exponent == 1.0:
+            raise ParamError("'weight_exponent' (r) = 1 is undefined in Eq. 26; use r != 1")
+        if self.weight_exponent > 1.0:
+            log.warning(
+                "r = %g > 1: Eq. 26 gives the minimising view weights", self.weight_exponent
+            )
+        m = anchor_count(n, self.anchor_rate, self.n_anchors, self.max_anchors)
+        what = "n_anchors" if self.n_anchors is not None else "anchor_rate"
+        if m > n:
+            raise ParamError(f"'{what}' gives {m} anchors, more than the {n} samples")
+        if m < self.n_clusters:
+            raise ParamError(
+                f"'{what}' gives {m} anchors for {n} samples, fewer than 'n_clusters' = "
+                f"{self.n_clusters}; use more anchors"
+            )
+
+    @classmethod
+    def estimate_memory(cls, n_samples, dims, params) -> int:  # type: ignore[override]
+        p = {**cls.param_spec.defaults(), **params}
+        m = min(
+            anchor_count(n_samples, p["anchor_rate"], p["n_anchors"], p["max_anchors"]), n_samples
+        )
+        v, c, k = len(dims), p["n_clusters"], p["n_neighbors"]
+        graphs = 8 * n_samples * k * v * 3
+        tensors = 8 * n_samples * c * v * 8  # 𝒢, 𝒥, ℳ, FFT buffers, Q
+        return int(graphs + tensors + 8 * m * sum(dims) + (64 << 20) + 8 * n_samples * 8)
+
+    def _run(self, views: list[View], rep: Reporter) -> Generator[IterationState, None, FitResult]:
+        n, nv, c = views[0].shape[0], len(views), self.n_clusters
+        m = anchor_count(n, self.anchor_rate, self.n_anchors, self.max_anchors)
+        rng = seed_streams(
+            self.random_state, ["anchors", "init", "postprocess_kmeans", "restarts", "svds_v0"]
+        )
+        msg = f"{self.anchor_style.upper()}: {m} anchors"
+        yield rep.stage("anchors", 0.0, msg)
+        sel = yield from forward_stage(
+            anchor_indices_steps(views, m, self.anchor_style, rng["anchors"]),
+            rep, "anchors", 0.0, 0.3, msg,
+        )  # fmt: skip
+        graphs = []
+        for i, x in enumerate(views):
+            anchors = x[sel].toarray() if sp.issparse(x) else x[sel]
+            z = yield from forward_stage(
+                pkn_anchor_graph_steps(x, anchors, self.n_neighbors),
+                rep, "graph", 0.3 + 0.6 * i / nv, 0.3 + 0.6 * (i + 1) / nv,
+                f"anchor graph of view {i + 1}/{nv}",
+            )  # fmt: skip
+            graphs.append(z.tocsr())
+        # equal-weight consensus for the heat map while the labels move (final: learned α)
+        yield rep.stage(
+            "graph", 0.9, "consensus anchor graph", anchor_graph=(sum(graphs) / nv).tocsr()
+        )
+        labels0 = yield from forward_stage(
+            shared_initial_labels_steps(graphs, c, self.init, rng["init"], rng["svds_v0"]),
+            rep, "init", 0.92, 1.0, "initial labels",
+        )  # fmt: skip
+        # FFT along the sample axis makes the tensor term depend on the sample order
+        order = (
+            np.argsort(labels0, kind="stable")
+            if self.sample_order == "by_initial_labels"
+            else np.arange(n)
+        )
+        work = [g[order] for g in graphs] if self.sample_order != "given" else graphs
+        state = yield from self._optimise(work, labels0[order], order, rep)
+        view_labels, alpha, history, extra, n_iter, converged = state
+        labels = weighted_vote(view_labels, alpha, c)
+        consensus = sum(a * g for a, g in zip(alpha, graphs, strict=True)).tocsr()
+        agree = np.array([[np.mean(a == b) for b in view_labels] for a in view_labels])
+        r = self.weight_exponent
+        return FitResult(
+            labels=labels,
+            objective_history=history,
+            n_iter=n_iter,
+            converged=converged,
+            view_weights=alpha,
+            anchors=sel,
+            anchor_graph=consensus,
+            history=extra,
+            attributes={
+                "n_anchors_": m,
+                "anchor_indices_": sel,
+                "initial_labels_": labels0,
+                "anchor_order_": np.argsort(labels[sel], kind="stable"),
+                "view_graphs_": graphs,
+                "view_labels_": view_labels,
+                "view_agreement_": agree,
+                "effective_weights_": alpha**r / np.sum(alpha**r),
+            },
+        )
+
+    def _optimise(
+        self, graphs: list[sp.csr_matrix], labels0: np.ndarray, order: np.ndarray, rep: Reporter
+    ) -> Generator[IterationState, None, tuple]:
+        """The ALM on rows permuted by ``order``; labels are returned in the original order."""
+        n, nv, c = graphs[0].shape[0], len(graphs), self.n_clusters
+        st = _AlmState(
+            rows=[nnz_rows(g) for g in graphs],
+            view_labels=np.tile(labels0, (nv, 1)),
+            big_g=np.zeros((n, c, nv)),
+            big_j=np.zeros((n, c, nv)),
+            big_m=np.zeros((n, c, nv)),
+            alpha=np.full(nv, 1.0 / nv),
+            mu=MU0,
+        )
+        history: list[float] = []
+        extra: dict[str, list[float]] = {"residual": [], "changed": [], "repairs": [], "mu": []}
+        converged, it = False, 0
+        for it in range(1, self.max_iter + 1):
+            with blas_single():
+                obj, step = self._alm_step(graphs, st)
+            history.append(obj)
+            for key, value in step.items():
+                extra[key].append(value)
+            yield rep.iteration(
+                it,
+                obj,
+                view_weights=st.alpha,
+                labels=unpermute(weighted_vote(st.view_labels, st.alpha, c), order),
+                extras={k: step[k] for k in ("residual", "changed", "mu")},
+            )
+            if step["residual"] < self.tol:
+                converged = True
+                break
+        view_labels = np.stack([unpermute(lab, order) for lab in st.view_labels])
+        return view_labels, st.alpha, history, extra, it, converged
+
+    def _alm_step(self, graphs: list[sp.csr_matrix], st: _AlmState) -> tuple[float, dict]:
+        """One iteration of Algorithm 3.1 in the order G → J → M → α → μ (spec §6)."""
+        n, nv, c = graphs[0].shape[0], len(graphs), self.n_clusters
+        lam, p, r = self.lam, self.schatten_p, self.weight_exponent
+        # G-step (Eq. 13-19): linearise ‖S_vᵀG_v‖_* at the current G_v, exact row argmax
+        changed = repairs = 0
+        weight = np.maximum(st.alpha, 1e-12) ** r
+        for v in range(nv):
+            h, _ = nuclear_gradient(transmission(graphs[v], st.rows[v], st.view_labels[v], c))
+            q = weight[v] * (graphs[v] @ h) + st.mu * st.big_j[:, :, v] - st.big_m[:, :, v]
+            new, fixed = label_step(q, self.repair_empty)
+            changed += int(np.count_nonzero(new != st.view_labels[v]))
+            repairs += fixed
+            st.view_labels[v] = new
+        st.big_g[:] = 0.0
+        for v in range(nv):
+            st.big_g[np.arange(n), st.view_labels[v], v] = 1.0
+        # J-step (Eq. 20-23) and M-step (Eq. 28)
+        st.big_j = schatten_prox(st.big_g + st.big_m / st.mu, lam / st.mu, p, self.orientation)
+        diff = st.big_g - st.big_j
+        residual = float(np.abs(diff).max())
+        st.big_m += st.mu * diff
+        # α-step (Eq. 26) with the new G, then μ
+        nuc = np.array(
+            [
+                nuclear_gradient(transmission(graphs[v], st.rows[v], st.view_labels[v], c))[1]
+                for v in range(nv)
+            ]
+        )
+        st.alpha = alpha_step(nuc, r)
+        st.mu = min(RHO * st.mu, MU_MAX)
+        tensor_term = schatten_p_norm(st.big_g, p, self.orientation)
+        obj = float(np.sum(st.alpha**r * nuc)) - lam * tensor_term
+        step = {
+            "residual": residual,
+            "changed": float(changed),
+            "repairs": float(repairs),
+            "mu": st.mu,
+        }
+        return obj, step
+
+
+@dataclass
+class _AlmState:
+    """The ALM iterate: per-view labels, 𝒢, 𝒥, ℳ (N × C × V), α and μ."""
+
+    rows: list[np.ndarray]
+    view_labels: np.ndarray
+    big_g: np.ndarray
+    big_j: np.ndarray
+    big_m: np.ndarray
+    alpha: np.ndarray
+    mu: float

@@ -1,0 +1,267 @@
+"""DTLL building blocks outside the solver class (dtll spec §3, §6, §8).
+
+Notation (spec → code): S_v → ``graph`` (N × m CSR), G_v → ``labels`` (N,) one-hot by index,
+X_v = S_vᵀG_v → ``transmission`` (m × C), H_v → ``nuclear_gradient``, α → ``alpha``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Generator, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.cluster import KMeans
+from sklearn.metrics import pairwise_distances_argmin
+
+from core.data.dataset import View
+from core.methods.dtll.jit import vda_picks
+from core.methods.params import ParamError
+from core.numerics.graphs import block_rows, normalize_anchor_graph
+from core.numerics.linalg import row_normalize
+from core.numerics.spectral import stacked_anchor_embedding
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "alpha_step",
+    "anchor_count",
+    "anchor_indices_steps",
+    "forward_stage",
+    "kmeans_nearest_anchors",
+    "label_step",
+    "nuclear_gradient",
+    "row_variance",
+    "shared_initial_labels_steps",
+    "transmission",
+    "unpermute",
+    "vda_anchor_steps",
+    "weighted_vote",
+]
+
+
+def anchor_count(n: int, anchor_rate: float | None, n_anchors: int | None, max_anchors: int) -> int:
+    """m = n_anchors if given, else ⌊θN⌋ capped at max_anchors (at least 1)."""
+    if n_anchors is not None:
+        return int(n_anchors)
+    if anchor_rate is None:
+        raise ParamError("set 'anchor_rate' or 'n_anchors' (both are None)")
+    return max(1, min(int(np.floor(anchor_rate * n)), int(max_anchors)))
+
+
+def row_variance(views: Sequence[View]) -> np.ndarray:
+    """Variance (ddof=1) of each sample across the features of all views concatenated.
+
+    Two passes (mean, then centred squares) without building the concatenation; for CSR
+    views the implicit zeros contribute (d − nnz_i)·mean_i².
+    """
+    n = views[0].shape[0]
+    total = sum(x.shape[1] for x in views)
+    mean = sum(np.asarray(x.sum(axis=1)).ravel() for x in views) / total
+    ss = np.zeros(n)
+    for x in views:
+        if sp.issparse(x):
+            rows = np.repeat(np.arange(n), np.diff(x.indptr))
+            np.add.at(ss, rows, (x.data - mean[rows]) ** 2)
+            ss += (x.shape[1] - np.diff(x.indptr)) * mean**2
+        else:
+            step = block_rows(n, x.shape[1])
+            for s in range(0, n, step):
+                blk = x[s : s + step] - mean[s : s + step, None]
+                ss[s : s + step] += np.einsum("ij,ij->i", blk, blk)
+    return ss / max(total - 1, 1)
+
+
+def _fill_up(selected: list[int], order: np.ndarray, m: int) -> np.ndarray:
+    """Distinct picks in order, topped up from ``order`` (spec §3 guard), sorted."""
+    seen: set[int] = set()
+    out = [i for i in selected if not (i in seen or seen.add(i))]
+    for i in order:
+        if len(out) >= m:
+            break
+        if int(i) not in seen:
+            seen.add(int(i))
+            out.append(int(i))
+    return np.sort(np.asarray(out[:m], dtype=np.int64))
+
+
+def vda_anchor_steps(views: Sequence[View], m: int) -> Generator[float, None, np.ndarray]:
+    """VDA anchor selection (TBGL ``VDA.m``, spec §3); yields fractions, returns sorted ids.
+
+    score_i = var(XX_i) normalised to max 1; pick the argmax; repeatedly damp the scores close
+    to the last pick's score by 1 − 1/(1 + sqrt|a − score_i|), renormalise and pick again.
+    Deterministic; O(N·m) in a numba loop run in chunks so that callers can cancel.
+    """
+    n = views[0].shape[0]
+    var = row_variance(views)
+    order = np.argsort(-var, kind="stable")  # fallback: decreasing original variance
+    top = var.max()
+    if top <= 0:
+        log.warning("VDA: all samples have zero variance; anchors by index")
+        yield 1.0
+        return np.arange(m, dtype=np.int64)
+    # VDA amplifies last-bit differences; rounding makes dense and CSR input (different
+    # summation orders) pick the same anchors
+    score = np.round(var / top, 12)
+    selected = np.full(m, -1, dtype=np.int64)
+    selected[0] = int(np.argmax(score))
+    done = 1
+    chunk = max(1, int(2e7 // max(n, 1)))
+    while done < m:
+        stop = min(m, done + chunk)
+        reached = vda_picks(score, selected, done, stop)
+        if reached < stop:
+            log.warning("VDA: scores exhausted after %d anchors; filling up by variance", reached)
+            done = reached
+            break
+        done = stop
+        yield done / m
+    yield 1.0
+    return _fill_up(selected[:done].tolist(), order, m)
+
+
+def kmeans_nearest_anchors(views: Sequence[View], m: int, rng: np.random.Generator) -> np.ndarray:
+    """k-means (m centres, one short run) on the concatenated views; the sample nearest to
+    each centre is an anchor (duplicates topped up by random samples)."""
+    xx = sp.hstack(views).tocsr() if any(sp.issparse(x) for x in views) else np.hstack(views)
+    seed = int(rng.integers(0, 2**31 - 1))
+    km = KMeans(m, n_init=1, max_iter=30, random_state=seed).fit(xx)
+    nearest = pairwise_distances_argmin(km.cluster_centers_, xx)
+    return _fill_up(nearest.tolist(), rng.permutation(views[0].shape[0]), m)
+
+
+def anchor_indices_steps(
+    views: Sequence[View], m: int, style: str, rng: np.random.Generator
+) -> Generator[float, None, np.ndarray]:
+    """Shared anchor sample indices by ``style`` ("vda", "random", "kmeans_nearest")."""
+    n = views[0].shape[0]
+    if style == "vda":
+        return (yield from vda_anchor_steps(views, m))
+    if style == "random":
+        yield 1.0
+        return np.sort(rng.choice(n, size=m, replace=False)).astype(np.int64)
+    if style == "kmeans_nearest":
+        yield 0.0
+        return kmeans_nearest_anchors(views, m, rng)
+    raise ValueError(f"unknown anchor style {style!r}")
+
+
+def nnz_rows(graph: sp.csr_matrix) -> np.ndarray:
+    """Row index of every stored entry of a CSR matrix (for bincount products)."""
+    return np.repeat(np.arange(graph.shape[0], dtype=np.int64), np.diff(graph.indptr))
+
+
+def transmission(graph: sp.csr_matrix, rows: np.ndarray, labels: np.ndarray, c: int) -> np.ndarray:
+    """X = SᵀG (m × C): anchor j's mass in cluster l, Σ_{i: label_i = l} S_ij; O(nnz)."""
+    m = graph.shape[1]
+    flat = graph.indices.astype(np.int64) * c + labels[rows]
+    return np.bincount(flat, weights=graph.data, minlength=m * c).reshape(m, c)
+
+
+def nuclear_gradient(x: np.ndarray) -> tuple[np.ndarray, float]:
+    """(H, ‖X‖_*) with H = U_r V_rᵀ from the thin SVD, keeping σ > 1e-10·σ_max (spec §5)."""
+    u, s, vt = np.linalg.svd(x, full_matrices=False)
+    if s.size == 0 or s[0] <= 0:
+        return np.zeros_like(x), 0.0
+    keep = s > 1e-10 * s[0]
+    return u[:, keep] @ vt[keep], float(s.sum())
+
+
+def label_step(q: np.ndarray, repair: bool) -> tuple[np.ndarray, int]:
+    """Row-wise argmax of Q (first index on ties, Eq. 19) and the empty-cluster repair.
+
+    Repair (spec §6.1): an empty cluster c receives the sample i, from a cluster with at
+    least 2 members, that maximises Q[i, c] − Q[i, label_i]. Returns (labels, repairs).
+    """
+    n, c = q.shape
+    labels = np.argmax(q, axis=1).astype(np.int64)
+    repairs = 0
+    if not repair or n < c:
+        return labels, repairs
+    counts = np.bincount(labels, minlength=c)
+    for empty in np.flatnonzero(counts == 0):
+        own = q[np.arange(n), labels]
+        gain = q[:, empty] - own
+        gain[counts[labels] < 2] = -np.inf
+        i = int(np.argmax(gain))
+        counts[labels[i]] -= 1
+        labels[i] = empty
+        counts[empty] += 1
+        repairs += 1
+    return labels, repairs
+
+
+def alpha_step(nuclear: np.ndarray, r: float) -> np.ndarray:
+    """α_v ∝ N_v^{1/(1−r)} (Eq. 26) in the log domain, clamped at 1e-12 (spec §6.4)."""
+    w = np.log(np.maximum(nuclear, 1e-300)) / (1.0 - r)
+    w = np.exp(w - w.max())
+    alpha = np.maximum(w / w.sum(), 1e-12)
+    return alpha / alpha.sum()
+
+
+def weighted_vote(view_labels: np.ndarray, alpha: np.ndarray, c: int) -> np.ndarray:
+    """label_i = argmax_l Σ_v α_v [G_v]_il; ties go to the view with the largest α (§8)."""
+    v, n = view_labels.shape
+    votes = np.zeros((n, c))
+    for k in range(v):
+        votes[np.arange(n), view_labels[k]] += alpha[k]
+    best = votes.max(axis=1)
+    tied = votes >= best[:, None] - 1e-12 * max(alpha.max(), 1.0)
+    labels = np.argmax(votes, axis=1).astype(np.int64)
+    ambiguous = tied.sum(axis=1) > 1
+    todo = ambiguous.copy()
+    for k in np.argsort(-alpha, kind="stable"):
+        hit = todo & tied[np.arange(n), view_labels[k]]
+        labels[hit] = view_labels[k][hit]
+        todo &= ~hit
+    return labels
+
+
+def shared_initial_labels_steps(
+    graphs: Sequence[sp.csr_matrix],
+    c: int,
+    init: str,
+    rng: np.random.Generator,
+    rng_svds: np.random.Generator,
+    n_init: int = 10,
+) -> Generator[float, None, np.ndarray]:
+    """One labelling for all views (spec §4); yields between k-means restarts.
+
+    "shared_spectral": top-C left singular vectors of [S_1Δ_1^{-1/2}, …]/√V, rows
+    L2-normalised, k-means++ (best inertia of ``n_init`` seeded runs). "shared_random": a
+    seeded balanced random labelling.
+    """
+    n = graphs[0].shape[0]
+    if init == "shared_random":
+        yield 1.0
+        return rng.permutation(np.arange(n) % c).astype(np.int64)
+    zhats = [normalize_anchor_graph(g) for g in graphs]
+    emb = row_normalize(
+        stacked_anchor_embedding(zhats, [1.0 / len(zhats)] * len(zhats), c, rng_svds)
+    )
+    yield 0.3
+    best, best_inertia = None, np.inf
+    for r in range(n_init):
+        km = KMeans(c, init="k-means++", n_init=1, random_state=int(rng.integers(0, 2**31 - 1)))
+        km.fit(emb)
+        if km.inertia_ < best_inertia:
+            best, best_inertia = km.labels_.astype(np.int64), km.inertia_
+        yield 0.3 + 0.7 * (r + 1) / n_init
+    return best
+
+
+def unpermute(values: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """Undo a row permutation: out[order] = values."""
+    out = np.empty_like(values)
+    out[order] = values
+    return out
+
+
+def forward_stage(gen: Generator, rep, stage: str, lo: float, hi: float, message: str):
+    """Re-yield a step generator's fractions as ``rep.stage`` states mapped to [lo, hi]."""
+    while True:
+        try:
+            frac = next(gen)
+        except StopIteration as stop:
+            return stop.value
+        yield rep.stage(stage, lo + (hi - lo) * frac, message)

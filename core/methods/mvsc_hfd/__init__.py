@@ -1,0 +1,8 @@
+"""MVSC-HFD: anchor subspace clustering with hierarchical feature descent (Ou et al.).
+
+docs/methods/mvsc_hfd.md says what was built and where it departs from the paper.
+"""
+
+from core.methods.mvsc_hfd.solver import MVSCHFD
+
+__all__ = ["MVSCHFD"]

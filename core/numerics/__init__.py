@@ -1,0 +1,8 @@
+"""Layer 2, numerics: the building blocks every method shares.
+
+Anchors (BKHK), anchor graphs, spectral embeddings and k-means, small dense linear algebra,
+tensor shrinkage, clustering metrics, 2-D layouts, the BLAS thread policy, and the numba
+kernels they use (``jit/``). Nothing here knows a method by name.
+
+May import: ``core.data``.
+"""

@@ -1,0 +1,194 @@
+"""Anchor selection: k-means++ seeding, BKHK balanced hierarchical 2-means, random samples.
+
+BKHK works on several views at once without concatenating them (which would double the
+memory): every per-row dot product and group mean is gathered per view by a kernel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from core.data.dataset import View
+from core.numerics.graphs import row_sq_norms
+from core.numerics.jit.graph import (
+    balanced_split_level,
+    gather_csr_dot,
+    gather_csr_mean,
+    gather_dense_dot,
+    gather_dense_mean,
+)
+
+__all__ = ["bkhk_steps", "group_means", "kmeanspp_seeds"]
+
+
+def _dot(x: View, rows: np.ndarray, w: np.ndarray) -> np.ndarray:
+    if sp.issparse(x):
+        return gather_csr_dot(x.indptr, x.indices, x.data, rows, w)
+    return gather_dense_dot(x, rows, w)
+
+
+def _mean(x: View, rows: np.ndarray) -> np.ndarray:
+    if sp.issparse(x):
+        return gather_csr_mean(x.indptr, x.indices, x.data, x.shape[1], rows)
+    return gather_dense_mean(x, rows)
+
+
+def _row(x: View, i: int) -> np.ndarray:
+    return x[i].toarray().ravel() if sp.issparse(x) else np.asarray(x[i], dtype=np.float64)
+
+
+def kmeanspp_seeds(
+    views: Sequence[View],
+    rows: np.ndarray,
+    k: int,
+    rng: np.random.Generator,
+    sq: Sequence[np.ndarray] | None = None,
+) -> np.ndarray:
+    """k-means++ seeding on the concatenated views restricted to ``rows``; returns row ids."""
+    sq = sq or [row_sq_norms(x) for x in views]
+    first = int(rows[rng.integers(rows.size)])
+    chosen = [first]
+    closest = np.full(rows.size, np.inf)
+    for _ in range(1, k):
+        c = chosen[-1]
+        d = np.zeros(rows.size)
+        for x, s in zip(views, sq, strict=True):
+            cx = _row(x, c)
+            d += s[rows] + s[c] - 2 * _dot(x, rows, cx)
+        closest = np.minimum(closest, np.maximum(d, 0))
+        total = closest.sum()
+        pick = rng.integers(rows.size) if total <= 0 else rng.choice(rows.size, p=closest / total)
+        chosen.append(int(rows[pick]))
+    return np.asarray(chosen)
+
+
+def _balanced_2means(
+    views: Sequence[View],
+    rows: np.ndarray,
+    rng: np.random.Generator,
+    sq: Sequence[np.ndarray],
+    max_iter: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Split rows into two halves (sizes floor(n/2), ceil(n/2)) by balanced 2-means."""
+    seeds = kmeanspp_seeds(views, rows, 2, rng, sq)
+    centers = [[_row(x, s) for x in views] for s in seeds]
+    half = rows.size // 2
+    order = None
+    for _ in range(max_iter):
+        q = np.zeros(rows.size)
+        for v, x in enumerate(views):
+            c0, c1 = centers[0][v], centers[1][v]
+            q += 2 * _dot(x, rows, c1 - c0) + c0 @ c0 - c1 @ c1
+        new = np.argsort(q, kind="stable")
+        if order is not None and np.array_equal(np.sort(new[:half]), np.sort(order[:half])):
+            break
+        order = new
+        g0, g1 = rows[order[:half]], rows[order[half:]]
+        centers = [[_mean(x, g0) for x in views], [_mean(x, g1) for x in views]]
+    assert order is not None
+    return rows[order[:half]], rows[order[half:]]
+
+
+SKETCH_DIM = 64  # 128 cost 2x the BKHK time at n = 100k for the same ACC (docs/methods/fmdc.md)
+SKETCH_ABOVE = 50_000_000  # stored entries (n x sum d_v) above which "auto" sketches
+
+
+def sketch_views(views: Sequence[View], dim: int, rng: np.random.Generator) -> np.ndarray:
+    """Gaussian random projection of the concatenated views to ``dim`` columns (n x dim).
+
+    Squared distances are preserved to about ±sqrt(8/dim) (Johnson-Lindenstrauss), computed
+    view by view so the concatenation is never formed.
+    """
+    total = sum(x.shape[1] for x in views)
+    out = np.zeros((views[0].shape[0], dim))
+    for x in views:
+        r = rng.standard_normal((x.shape[1], dim)) / np.sqrt(dim)
+        out += np.asarray(x @ r)
+    assert out.shape[1] == dim and total > 0
+    return out
+
+
+def use_sketch(views: Sequence[View], mode: str) -> bool:
+    """Whether BKHK partitions a sketch: "full", "sketch", or "auto" (large inputs only)."""
+    if mode == "auto":
+        stored = sum(x.nnz if sp.issparse(x) else x.size for x in views)
+        return stored > SKETCH_ABOVE and sum(x.shape[1] for x in views) > 2 * SKETCH_DIM
+    return mode == "sketch"
+
+
+def _split_level(
+    x: np.ndarray,
+    groups: list[np.ndarray],
+    rng: np.random.Generator,
+    sq: Sequence[np.ndarray],
+    max_iter: int,
+) -> list[np.ndarray]:
+    """Split every group of one level in halves with one call of the level kernel."""
+    seeds = np.array([kmeanspp_seeds([x], g, 2, rng, sq) for g in groups])
+    rows = np.concatenate(groups)
+    offsets = np.concatenate([[0], np.cumsum([g.size for g in groups])])
+    order = balanced_split_level(x, rows, offsets, seeds[:, 0], seeds[:, 1], max_iter)
+    out = []
+    for g, lo in zip(groups, offsets[:-1], strict=True):
+        local = order[lo : lo + g.size]
+        half = g.size // 2
+        out += [g[local[:half]], g[local[half:]]]
+    return out
+
+
+def bkhk_steps(
+    views: Sequence[View],
+    n_anchors: int,
+    rng: np.random.Generator,
+    max_iter: int = 100,
+    space: str = "full",
+) -> Generator[float, None, tuple[list[np.ndarray], list[np.ndarray]]]:
+    """BKHK (FMDC spec §4.1): ``n_anchors`` = 2^p balanced groups; yields fraction done.
+
+    ``space="sketch"`` forms the groups on a 64-dim random projection of the concatenated
+    views (one pass over the data instead of ~20 per level); the anchors are always the
+    group means in the original feature space. Returns (anchors per view, each m x d_v;
+    the groups as row-index arrays).
+    """
+    n = views[0].shape[0]
+    levels = int(np.log2(n_anchors) + 0.5)
+    if 2**levels != n_anchors or n_anchors > n:
+        raise ValueError(f"n_anchors must be a power of 2 and <= n, got {n_anchors} (n={n})")
+    original = views
+    if use_sketch(views, space):
+        views = [sketch_views(views, SKETCH_DIM, rng)]
+        yield 0.05
+    sq = [row_sq_norms(x) for x in views]
+    groups = [np.arange(n)]
+    if len(views) == 1 and not sp.issparse(views[0]):
+        # one dense matrix (a sketch, or a single view): a whole tree level per kernel call,
+        # parallel over its groups (n = 100k sketch: 5.7 s of Python-driven splits before)
+        for level in range(levels):
+            groups = _split_level(views[0], groups, rng, sq, max_iter)
+            yield (level + 1) / levels
+        return group_means(original, groups), groups
+    done, total = 0, max(n_anchors - 1, 1)
+    for _ in range(levels):
+        new: list[np.ndarray] = []
+        for g in groups:
+            if g.size < 2:
+                new += [g, g]
+            else:
+                new += list(_balanced_2means(views, g, rng, sq, max_iter))
+            done += 1
+            yield done / total
+        groups = new
+    return group_means(original, groups), groups
+
+
+def group_means(views: Sequence[View], groups: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Per-view means of the rows in each group (m x d_v each), one sparse product per view."""
+    n = views[0].shape[0]
+    rows = np.concatenate(groups)
+    cols = np.repeat(np.arange(len(groups)), [g.size for g in groups])
+    weights = np.repeat([1.0 / max(g.size, 1) for g in groups], [g.size for g in groups])
+    avg = sp.csr_matrix((weights, (cols, rows)), shape=(len(groups), n))
+    return [np.asarray((avg @ x).toarray() if sp.issparse(x) else avg @ x) for x in views]

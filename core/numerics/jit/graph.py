@@ -1,0 +1,228 @@
+"""Kernels for anchor graphs: top-(k+1) selection with PKN weights, gathered row products."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from core.numerics.jit.config import JIT, PARALLEL_JIT, njit
+
+
+@njit(**JIT)
+def _insert_smallest(dist: np.ndarray, idx: np.ndarray, size: int, d: float, j: int) -> int:
+    """Insert (d, j) into the ascending list dist/idx of current length size (capacity len).
+
+    Equal distances keep the earlier (smaller) index first, as a stable sort would.
+    """
+    cap = dist.shape[0]
+    if size == cap:
+        if d >= dist[cap - 1]:
+            return size
+        pos = cap - 1
+    else:
+        pos = size
+        size += 1
+    while pos > 0 and dist[pos - 1] > d:
+        dist[pos] = dist[pos - 1]
+        idx[pos] = idx[pos - 1]
+        pos -= 1
+    dist[pos] = d
+    idx[pos] = j
+    return size
+
+
+@njit(**PARALLEL_JIT)
+def pkn_rows(
+    gram: np.ndarray, row_sq: np.ndarray, anchor_sq: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Parameter-free k-NN weights for a block of rows (common spec §4).
+
+    gram[i, j] = x_i . u_j; squared distances are row_sq[i] + anchor_sq[j] - 2 gram[i, j],
+    clipped at 0. Returns (indices, weights), both (b, k): the k nearest anchors in order
+    and their weights (d_(k+1) - d_j) / sum_h (d_(k+1) - d_h), or 1/k when that sum is 0.
+    """
+    b, m = gram.shape
+    out_idx = np.empty((b, k), dtype=np.int64)
+    out_w = np.empty((b, k), dtype=np.float64)
+    for i in prange(b):
+        dist = np.empty(k + 1, dtype=np.float64)
+        idx = np.empty(k + 1, dtype=np.int64)
+        size = 0
+        worst = np.inf  # the current (k+1)-th smallest: most entries fail this one test
+        base = row_sq[i]
+        for j in range(m):
+            d = base + anchor_sq[j] - 2.0 * gram[i, j]
+            if d < 0.0:
+                d = 0.0
+            if size <= k or d < worst:
+                size = _insert_smallest(dist, idx, size, d, j)
+                if size == k + 1:
+                    worst = dist[k]
+        ref = dist[k]
+        den = 0.0
+        for h in range(k):
+            den += ref - dist[h]
+        scale = max(ref, 1e-300)
+        for h in range(k):
+            out_idx[i, h] = idx[h]
+            if den > 1e-12 * scale:
+                out_w[i, h] = (ref - dist[h]) / den
+            else:
+                out_w[i, h] = 1.0 / k
+    return out_idx, out_w
+
+
+@njit(**JIT)
+def gather_dense_dot(x: np.ndarray, rows: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """out[t] = x[rows[t]] . w without copying the gathered rows.
+
+    Serial on purpose: BKHK calls it thousands of times on small groups, where a parallel
+    region's start-up and barrier cost dominated (25x slower on a busy 2-core machine), and
+    the large calls are memory-bound.
+    """
+    out = np.empty(rows.shape[0], dtype=np.float64)
+    d = x.shape[1]
+    for t in range(rows.shape[0]):
+        r = rows[t]
+        s = 0.0
+        for j in range(d):
+            s += x[r, j] * w[j]
+        out[t] = s
+    return out
+
+
+@njit(**JIT)
+def gather_csr_dot(
+    indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, rows: np.ndarray, w: np.ndarray
+) -> np.ndarray:
+    """Sparse twin of gather_dense_dot for a CSR matrix given by its arrays."""
+    out = np.empty(rows.shape[0], dtype=np.float64)
+    for t in range(rows.shape[0]):
+        r = rows[t]
+        s = 0.0
+        for p in range(indptr[r], indptr[r + 1]):
+            s += data[p] * w[indices[p]]
+        out[t] = s
+    return out
+
+
+@njit(**JIT)
+def gather_dense_mean(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Mean of the gathered rows x[rows] (rows non-empty)."""
+    d = x.shape[1]
+    out = np.zeros(d, dtype=np.float64)
+    for t in range(rows.shape[0]):
+        r = rows[t]
+        for j in range(d):
+            out[j] += x[r, j]
+    return out / rows.shape[0]
+
+
+@njit(**JIT)
+def gather_csr_mean(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    data: np.ndarray,
+    n_cols: int,
+    rows: np.ndarray,
+) -> np.ndarray:
+    out = np.zeros(n_cols, dtype=np.float64)
+    for t in range(rows.shape[0]):
+        r = rows[t]
+        for p in range(indptr[r], indptr[r + 1]):
+            out[indices[p]] += data[p]
+    return out / rows.shape[0]
+
+
+@njit(**JIT)
+def _lower_half(q: np.ndarray, half: int) -> np.ndarray:
+    """Mask of the ``half`` smallest entries, ties taken in index order: the same set as the
+    first ``half`` positions of a stable argsort, found in O(n) by selection."""
+    n = q.shape[0]
+    side = np.zeros(n, dtype=np.bool_)
+    if half == 0:
+        return side
+    v = np.partition(q, half - 1)[half - 1]
+    taken = 0
+    for t in range(n):
+        if q[t] < v:
+            side[t] = True
+            taken += 1
+    for t in range(n):
+        if taken == half:
+            break
+        if q[t] == v:
+            side[t] = True
+            taken += 1
+    return side
+
+
+@njit(**JIT)
+def balanced_split(
+    x: np.ndarray, rows: np.ndarray, c0: np.ndarray, c1: np.ndarray, max_iter: int
+) -> np.ndarray:
+    """Balanced 2-means on the rows ``rows`` of a dense matrix (FMDC spec §4.1), one call.
+
+    Starts from centres c0, c1; each round sorts q_i = 2 x_i.(c1 - c0) + |c0|² - |c1|²
+    and gives the floor(n/2) smallest (ties by index, as a stable sort) to group 0; stops
+    when the halves repeat.
+    Returns the positions in ``rows`` of group 0 then group 1, each in index order.
+    """
+    n, d = rows.shape[0], x.shape[1]
+    half = n // 2
+    q = np.empty(n)
+    side = np.zeros(n, dtype=np.bool_)
+    order = np.arange(n)
+    have = False
+    for _ in range(max_iter):
+        w = c1 - c0
+        const = 0.0
+        for j in range(d):
+            const += c0[j] * c0[j] - c1[j] * c1[j]
+        for t in range(n):
+            r = rows[t]
+            s = 0.0
+            for j in range(d):
+                s += x[r, j] * w[j]
+            q[t] = 2.0 * s + const
+        new_side = _lower_half(q, half)
+        if have and np.array_equal(new_side, side):
+            break
+        side, have = new_side, True
+        order = np.concatenate((np.flatnonzero(side), np.flatnonzero(~side)))
+        c0 = np.zeros(d)
+        c1 = np.zeros(d)
+        for t in range(n):
+            r = rows[order[t]]
+            if t < half:
+                for j in range(d):
+                    c0[j] += x[r, j]
+            else:
+                for j in range(d):
+                    c1[j] += x[r, j]
+        c0 /= max(half, 1)
+        c1 /= max(n - half, 1)
+    return order
+
+
+@njit(**PARALLEL_JIT)
+def balanced_split_level(
+    x: np.ndarray,
+    rows: np.ndarray,
+    offsets: np.ndarray,
+    seed0: np.ndarray,
+    seed1: np.ndarray,
+    max_iter: int,
+) -> np.ndarray:
+    """``balanced_split`` for every group of one BKHK level at once (parallel over groups).
+
+    Group g is rows[offsets[g]:offsets[g + 1]], started from rows seed0[g] and seed1[g] of x.
+    Returns, per group and in the same layout, the order of positions within the group.
+    """
+    out = np.empty(rows.shape[0], dtype=np.int64)
+    for g in prange(offsets.shape[0] - 1):
+        lo, hi = offsets[g], offsets[g + 1]
+        out[lo:hi] = balanced_split(
+            x, rows[lo:hi], x[seed0[g]].copy(), x[seed1[g]].copy(), max_iter
+        )
+    return out

@@ -1,0 +1,178 @@
+"""Run records: what a finished (or stopped) run produced, and atomic exports.
+
+``RunResult.from_solver`` collects the fitted solver, its parameters, seed, package versions,
+per-stage timings and metrics (when true labels are known). ``write_labels_csv`` and
+``write_run_json`` write through a temporary file and a rename, so no file is half-written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import functools
+import io
+import json
+import os
+import platform
+import tempfile
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core.numerics.metrics import all_metrics
+
+__all__ = ["RunResult", "atomic_write", "package_versions", "write_labels_csv", "write_run_json"]
+
+_PACKAGES = ("mvc-studio", "numpy", "scipy", "numba", "scikit-learn", "h5py", "openTSNE")
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of Python and the numerical stack (cached: the metadata look-ups take tens
+    of milliseconds, and the GUI builds a run record on its event loop)."""
+    return dict(_package_versions())
+
+
+@functools.lru_cache(maxsize=1)
+def _package_versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for name in _PACKAGES:
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            out[name] = metadata.version(name)
+    return out
+
+
+def _read_umask() -> int:
+    """The process umask, read once at import (os.umask both reads and sets it, which is
+    not safe once worker threads create files)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+
+
+def atomic_write(path: str | os.PathLike[str], text: str) -> Path:
+    """Write text to ``path`` via a temporary file in the same folder and a rename."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        # mkstemp makes the file private (0600); give it the mode a plain open() would
+        os.chmod(tmp, 0o666 & ~_UMASK)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return target
+
+
+def _jsonable(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return _jsonable(x.tolist())
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, float) and not np.isfinite(x):
+        return None
+    return x
+
+
+@dataclass
+class RunResult:
+    """Everything a run produced that a user may export or compare."""
+
+    method: str
+    params: dict[str, Any]
+    labels: np.ndarray
+    true_labels: np.ndarray | None = None
+    view_names: list[str] = field(default_factory=list)
+    view_weights: list[float] | None = None
+    objective_history: list[float] = field(default_factory=list)
+    history: dict[str, list[float]] = field(default_factory=dict)
+    n_iter: int = 0
+    converged: bool = False
+    stopped_early: bool = False
+    metrics: dict[str, float] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    dataset: dict[str, Any] = field(default_factory=dict)
+    preprocessing: list[str] = field(default_factory=list)
+    versions: dict[str, str] = field(default_factory=package_versions)
+    created: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+
+    @classmethod
+    def from_solver(
+        cls,
+        solver: Any,
+        *,
+        true_labels: np.ndarray | None = None,
+        view_names: Sequence[str] = (),
+        dataset: dict[str, Any] | None = None,
+        preprocessing: Sequence[str] = (),
+        total_seconds: float | None = None,
+    ) -> RunResult:
+        """Collect a fitted solver's results (metrics computed when labels are known)."""
+        labels = np.asarray(solver.labels_, dtype=np.int64)
+        weights = getattr(solver, "view_weights_", None)
+        timings = dict(getattr(solver, "stage_times_", {}))
+        if total_seconds is not None:
+            timings["total"] = float(total_seconds)
+        return cls(
+            method=solver.name,
+            params=solver.get_params(),
+            labels=labels,
+            true_labels=None if true_labels is None else np.asarray(true_labels),
+            view_names=list(view_names),
+            view_weights=None if weights is None else [float(w) for w in np.ravel(weights)],
+            objective_history=list(solver.objective_history_),
+            history=dict(getattr(solver, "history_", {})),
+            n_iter=int(solver.n_iter_),
+            converged=bool(solver.converged_),
+            metrics={} if true_labels is None else all_metrics(true_labels, labels),
+            timings=timings,
+            dataset=dict(dataset or {}),
+            preprocessing=list(preprocessing),
+        )
+
+    def to_json(self) -> str:
+        record = asdict(self)
+        record["labels"] = None  # the labels live in the CSV; keep the record small
+        record["n_samples"] = int(self.labels.size)
+        record["format"] = "mvc-studio-run/1"
+        return json.dumps(_jsonable(record), indent=2)
+
+
+def labels_csv_text(labels: np.ndarray, true_labels: np.ndarray | None = None) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    header = ["sample", "cluster"] + (["true_label"] if true_labels is not None else [])
+    writer.writerow(header)
+    if true_labels is None:
+        writer.writerows(zip(range(labels.size), labels.tolist(), strict=True))
+    else:
+        writer.writerows(
+            zip(range(labels.size), labels.tolist(), np.asarray(true_labels).tolist(), strict=True)
+        )
+    return buf.getvalue()
+
+
+def write_labels_csv(
+    path: str | os.PathLike[str], labels: np.ndarray, true_labels: np.ndarray | None = None
+) -> Path:
+    """CSV with columns sample, cluster[, true_label]; written atomically."""
+    return atomic_write(path, labels_csv_text(np.asarray(labels), true_labels))
+
+
+def write_run_json(path: str | os.PathLike[str], result: RunResult) -> Path:
+    return atomic_write(path, result.to_json())

@@ -1,0 +1,400 @@
+"""Session files (Qt-free): the data source, the user's choices and the run history as JSON.
+
+A session file lets a teacher prepare a class in advance: reopening it loads the same data,
+restores the view selection, preprocessing, method and parameters, and the runs (labels,
+curves, metrics), which can then be shown and compared without rerunning. The schema is
+documented in ``docs/sessions.md``; :func:`load_session` checks it and raises
+:class:`SessionFileError` with a message that names the offending key. Files are written
+atomically (``core.records.runs.atomic_write``).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import zlib
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core.records.runs import RunResult, _jsonable, atomic_write, package_versions
+
+__all__ = [
+    "FORMAT", "VERSION", "DataSource", "SessionFileError", "SessionState", "StoredRun",
+    "decode_labels", "encode_labels", "load_session", "parse_session", "resolve_data_path",
+    "save_session", "session_json",
+]  # fmt: skip
+
+FORMAT = "mvc-studio-session"
+VERSION = 1
+_LABEL_DTYPES = ("|u1", "<u2", "<u4", "<i4", "<i8")
+
+
+class SessionFileError(ValueError):
+    """A session file that cannot be used; the message says which file and what is wrong."""
+
+
+# -- compact labels ----------------------------------------------------------------------------
+def encode_labels(labels: np.ndarray) -> dict[str, Any]:
+    """Labels as the smallest integer type, zlib-compressed, base64 (a 2000-sample run of
+    10 clusters takes about 1 kB instead of 8 kB of JSON numbers)."""
+    labels = np.asarray(labels).ravel()
+    if labels.size and labels.min() < 0:
+        dtype = np.dtype("<i4") if labels.min() >= -(2**31) else np.dtype("<i8")
+    else:
+        top = int(labels.max()) if labels.size else 0
+        dtype = next(np.dtype(d) for d in ("|u1", "<u2", "<u4", "<i8") if top <= _limit(d))
+    raw = np.ascontiguousarray(labels, dtype=dtype).tobytes()
+    return {
+        "encoding": "zlib+base64",
+        "dtype": dtype.str,
+        "n": int(labels.size),
+        "data": base64.b64encode(zlib.compress(raw)).decode("ascii"),
+    }
+
+
+def _limit(dtype: str) -> int:
+    return int(np.iinfo(np.dtype(dtype)).max)
+
+
+def decode_labels(obj: Any, where: str = "labels") -> np.ndarray:
+    """Inverse of :func:`encode_labels`; raises SessionFileError naming ``where``."""
+    if not isinstance(obj, dict):
+        raise SessionFileError(f"{where} must be an object with encoding, dtype, n and data")
+    if obj.get("encoding") != "zlib+base64":
+        raise SessionFileError(f"{where}: unknown encoding {obj.get('encoding')!r}")
+    if obj.get("dtype") not in _LABEL_DTYPES:
+        raise SessionFileError(f"{where}: unsupported dtype {obj.get('dtype')!r}")
+    n = obj.get("n")
+    if not isinstance(n, int) or n < 0:
+        raise SessionFileError(f"{where}: 'n' must be a non-negative integer, got {n!r}")
+    try:
+        raw = zlib.decompress(base64.b64decode(str(obj.get("data", "")), validate=True))
+    except (ValueError, zlib.error) as exc:
+        raise SessionFileError(f"{where}: the data is not valid zlib+base64 ({exc})") from None
+    dtype = np.dtype(obj["dtype"])
+    if len(raw) != n * dtype.itemsize:
+        raise SessionFileError(
+            f"{where}: {len(raw) // dtype.itemsize} labels stored but n = {n} announced"
+        )
+    return np.frombuffer(raw, dtype=dtype).astype(np.int64)
+
+
+# -- the model ---------------------------------------------------------------------------------
+@dataclass
+class DataSource:
+    """Where the data came from: a file (absolute and session-relative path) or a demo.
+
+    ``kind`` is ``"file"`` or ``"demo"``. Demos are named as
+    ``mvc_gui.model.data_session.load_demo``
+    accepts them (``handwritten``, ``two_moons``, ``synthetic-3000``); synthetic sets also
+    keep their generator parameters (``n``, ``dims``, ``c``, ``seed``).
+    """
+
+    kind: str
+    name: str
+    n_samples: int
+    view_names: list[str]
+    path: str | None = None
+    relative_path: str | None = None
+    demo: str | None = None
+    synthetic: dict[str, Any] | None = None
+
+
+@dataclass
+class StoredRun:
+    """One run of the history: its record (labels included), convergence curves and time."""
+
+    number: int
+    result: RunResult
+    seconds: float | None = None
+    iterations: list[int] = field(default_factory=list)
+    objective: list[float] = field(default_factory=list)
+    metric_iterations: list[int] = field(default_factory=list)
+    metric_curves: dict[str, list[float]] = field(default_factory=dict)
+
+
+@dataclass
+class SessionState:
+    source: DataSource
+    included: list[bool]
+    preprocessing: list[str]
+    method: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    runs: list[StoredRun] = field(default_factory=list)
+    created: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    versions: dict[str, str] = field(default_factory=package_versions)
+
+    @property
+    def seed(self) -> Any:
+        return self.params.get("random_state")
+
+
+# -- writing -----------------------------------------------------------------------------------
+def _run_record(run: StoredRun) -> dict[str, Any]:
+    r = run.result
+    return {
+        "number": run.number,
+        "method": r.method,
+        "params": r.params,
+        "seed": r.params.get("random_state"),
+        "metrics": r.metrics,
+        "timings": r.timings,
+        "seconds": run.seconds,
+        "n_iter": r.n_iter,
+        "converged": r.converged,
+        "stopped": r.stopped_early,
+        "objective_history": r.objective_history,
+        "history": r.history,
+        "view_weights": r.view_weights,
+        "view_names": r.view_names,
+        "preprocessing": r.preprocessing,
+        "dataset": r.dataset,
+        "versions": r.versions,
+        "created": r.created,
+        "curve": {
+            "iterations": run.iterations,
+            "objective": run.objective,
+            "metric_iterations": run.metric_iterations,
+            "metrics": run.metric_curves,
+        },
+        "labels": encode_labels(r.labels),
+    }
+
+
+def session_json(state: SessionState, session_path: str | os.PathLike[str]) -> str:
+    """The session as JSON text; a file source also gets its path relative to the session
+    file's folder (so a folder holding both can be moved or copied to another machine)."""
+    src = state.source
+    data: dict[str, Any] = {
+        "kind": src.kind,
+        "name": src.name,
+        "n_samples": src.n_samples,
+        "view_names": src.view_names,
+    }
+    if src.kind == "file":
+        absolute = Path(src.path or "").resolve()
+        data["path"] = str(absolute)
+        try:
+            rel = os.path.relpath(absolute, Path(session_path).resolve().parent)
+        except ValueError:  # another drive on Windows
+            rel = None
+        data["relative_path"] = None if rel is None else Path(rel).as_posix()
+    else:
+        data["demo"] = src.demo
+        if src.synthetic is not None:
+            data["synthetic"] = src.synthetic
+    record = {
+        "format": FORMAT,
+        "version": VERSION,
+        "created": state.created,
+        "versions": state.versions,
+        "data": data,
+        "views": {"included": state.included, "preprocessing": state.preprocessing},
+        "method": {"name": state.method, "params": state.params, "seed": state.seed},
+        "runs": [_run_record(r) for r in state.runs],
+    }
+    return json.dumps(_jsonable(record), indent=1)
+
+
+def save_session(path: str | os.PathLike[str], state: SessionState) -> Path:
+    """Write the session atomically (temporary file, then rename)."""
+    return atomic_write(path, session_json(state, path))
+
+
+# -- reading -----------------------------------------------------------------------------------
+def _need(obj: dict, key: str, kind: type, where: str, optional: bool = False) -> Any:
+    value = obj.get(key)
+    if value is None:
+        if optional:
+            return None
+        raise SessionFileError(f"{where}: the key '{key}' is missing")
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise SessionFileError(f"{where}: '{key}' must be {kind.__name__}, got {value!r:.60}")
+    return value
+
+
+def _floats(values: Any, where: str) -> list[float]:
+    if not isinstance(values, list):
+        raise SessionFileError(f"{where} must be a list of numbers")
+    out = []
+    for v in values:
+        if v is None:
+            out.append(float("nan"))  # non-finite values are written as null
+        elif isinstance(v, int | float) and not isinstance(v, bool):
+            out.append(float(v))
+        else:
+            raise SessionFileError(f"{where} must be a list of numbers, found {v!r:.40}")
+    return out
+
+
+def _ints(values: Any, where: str) -> list[int]:
+    if not isinstance(values, list) or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in values
+    ):
+        raise SessionFileError(f"{where} must be a list of integers")
+    return list(values)
+
+
+def _parse_source(data: Any) -> DataSource:
+    if not isinstance(data, dict):
+        raise SessionFileError("'data' must be an object describing the data source")
+    kind = _need(data, "kind", str, "data")
+    if kind not in ("file", "demo"):
+        raise SessionFileError(f"data: 'kind' must be 'file' or 'demo', got {kind!r}")
+    src = DataSource(
+        kind=kind,
+        name=_need(data, "name", str, "data"),
+        n_samples=_need(data, "n_samples", int, "data"),
+        view_names=[str(v) for v in _need(data, "view_names", list, "data")],
+    )
+    if kind == "file":
+        src.path = _need(data, "path", str, "data")
+        src.relative_path = _need(data, "relative_path", str, "data", optional=True)
+    else:
+        src.demo = _need(data, "demo", str, "data")
+        synthetic = _need(data, "synthetic", dict, "data", optional=True)
+        if synthetic is not None:
+            for key in ("n", "c", "seed"):
+                _need(synthetic, key, int, "data.synthetic")
+            _ints(_need(synthetic, "dims", list, "data.synthetic"), "data.synthetic.dims")
+        src.synthetic = synthetic
+    return src
+
+
+def _parse_run(obj: Any, i: int) -> StoredRun:
+    where = f"runs[{i}]"
+    if not isinstance(obj, dict):
+        raise SessionFileError(f"{where} must be an object")
+    labels = decode_labels(obj.get("labels"), f"{where}.labels")
+    curve = _need(obj, "curve", dict, where, optional=True) or {}
+    weights = obj.get("view_weights")
+
+    def numbers(key: str) -> dict[str, float]:  # metrics, timings: numeric entries only
+        table = _need(obj, key, dict, where, optional=True) or {}
+        return {str(k): float(v) for k, v in table.items() if isinstance(v, int | float)}
+
+    result = RunResult(
+        method=_need(obj, "method", str, where),
+        params=_need(obj, "params", dict, where),
+        labels=labels,
+        view_names=[str(v) for v in _need(obj, "view_names", list, where, optional=True) or []],
+        view_weights=None if weights is None else _floats(weights, f"{where}.view_weights"),
+        objective_history=_floats(obj.get("objective_history", []), f"{where}.objective_history"),
+        history={
+            str(k): _floats(v, f"{where}.history.{k}")
+            for k, v in (_need(obj, "history", dict, where, optional=True) or {}).items()
+        },
+        n_iter=_need(obj, "n_iter", int, where),
+        converged=bool(obj.get("converged", False)),
+        stopped_early=bool(_need(obj, "stopped", bool, where)),
+        metrics=numbers("metrics"),
+        timings=numbers("timings"),
+        dataset=dict(_need(obj, "dataset", dict, where, optional=True) or {}),
+        preprocessing=[str(p) for p in _need(obj, "preprocessing", list, where, True) or []],
+        versions=dict(_need(obj, "versions", dict, where, optional=True) or {}),
+        created=str(obj.get("created", "")),
+    )
+    seconds = obj.get("seconds")
+    curves = curve.get("metrics") or {}
+    if not isinstance(curves, dict):
+        raise SessionFileError(f"{where}.curve.metrics must be an object")
+    return StoredRun(
+        number=_need(obj, "number", int, where),
+        result=result,
+        seconds=float(seconds) if isinstance(seconds, int | float) else None,
+        iterations=_ints(curve.get("iterations", []), f"{where}.curve.iterations"),
+        objective=_floats(curve.get("objective", []), f"{where}.curve.objective"),
+        metric_iterations=_ints(
+            curve.get("metric_iterations", []), f"{where}.curve.metric_iterations"
+        ),
+        metric_curves={str(k): _floats(v, f"{where}.curve.metrics.{k}") for k, v in curves.items()},
+    )
+
+
+def parse_session(record: Any) -> SessionState:
+    """Check a decoded JSON document and build the session (SessionFileError if invalid)."""
+    if not isinstance(record, dict) or record.get("format") != FORMAT:
+        raise SessionFileError(f'not an MVC Studio session file (no "format": "{FORMAT}")')
+    version = record.get("version")
+    if type(version) is not int or version != VERSION:
+        hint = (
+            "it was written by a newer MVC Studio: update the application"
+            if type(version) is int and version > VERSION
+            else f"this MVC Studio reads version {VERSION}"
+        )
+        raise SessionFileError(f"unsupported session file version {version!r}: {hint}")
+    source = _parse_source(record.get("data"))
+    views = _need(record, "views", dict, "session")
+    included = _need(views, "included", list, "views")
+    if not all(isinstance(v, bool) for v in included):
+        raise SessionFileError("views: 'included' must be a list of true/false")
+    preprocessing = [str(p) for p in _need(views, "preprocessing", list, "views")]
+    if len(included) != len(preprocessing):
+        raise SessionFileError(
+            f"views: {len(included)} 'included' flags but {len(preprocessing)} preprocessing "
+            "entries"
+        )
+    method = _need(record, "method", dict, "session", optional=True) or {}
+    runs = [
+        _parse_run(r, i) for i, r in enumerate(_need(record, "runs", list, "session", True) or [])
+    ]
+    for i, run in enumerate(runs):
+        if run.result.labels.size != source.n_samples:
+            raise SessionFileError(
+                f"runs[{i}].labels: {run.result.labels.size} labels, but the data has "
+                f"{source.n_samples} samples"
+            )
+    return SessionState(
+        source=source,
+        included=list(included),
+        preprocessing=preprocessing,
+        method=_need(method, "name", str, "method", optional=True),
+        params=dict(_need(method, "params", dict, "method", optional=True) or {}),
+        runs=runs,
+        created=str(record.get("created", "")),
+        versions=dict(record.get("versions") or {}),
+    )
+
+
+def load_session(path: str | os.PathLike[str]) -> SessionState:
+    """Read and check a session file. Raises SessionFileError naming the file."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SessionFileError(f"cannot read the session file {p}: {exc.strerror or exc}") from None
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SessionFileError(
+            f"{p.name} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
+    try:
+        return parse_session(record)
+    except SessionFileError as exc:
+        raise SessionFileError(f"{p.name}: {exc}") from None
+
+
+def resolve_data_path(source: DataSource, session_path: str | os.PathLike[str]) -> Path:
+    """The data file of a file source: the absolute path if it exists, else the path
+    relative to the session file. Raises SessionFileError naming what was tried."""
+    tried = []
+    if source.path:
+        p = Path(source.path)
+        if p.exists():
+            return p
+        tried.append(str(p))
+    if source.relative_path:
+        p = (Path(session_path).resolve().parent / source.relative_path).resolve()
+        if p.exists():
+            return p
+        tried.append(str(p))
+    if not tried:
+        raise SessionFileError("the session names no data file")
+    also = f" (also looked for {tried[1]})" if len(tried) > 1 else ""
+    raise SessionFileError(f"the session's data file is missing: {tried[0]}{also}")

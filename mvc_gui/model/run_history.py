@@ -1,0 +1,120 @@
+"""Run history and the frames a solver worker produces (Qt-free).
+
+A :class:`Frame` is built in the worker thread by :class:`FrameBuilder`: it carries the
+solver's :class:`~core.methods.base.IterationState`, labels aligned to the previous frame
+(so a cluster keeps its colour from one iteration to the next), metrics against the true
+labels when known, and a heat-map image when the anchor graph or the labels changed.
+:class:`RunHistory` collects frames of one run (identified by its run id) in the GUI thread.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from core.numerics.metrics import all_metrics
+from mvc_gui.model.aggregations import HeatMap, heatmap_image
+from mvc_gui.model.playback import SnapshotRecorder
+
+__all__ = ["Frame", "FrameBuilder", "RunHistory", "align_labels"]
+
+LIVE_METRICS = ("acc", "nmi", "ari")
+
+
+def align_labels(previous: np.ndarray | None, labels: np.ndarray) -> np.ndarray:
+    """Relabel ``labels`` so clusters overlap most with ``previous`` (a permutation only)."""
+    labels = np.asarray(labels, dtype=np.int64)
+    if previous is None or previous.size != labels.size or labels.size == 0:
+        return labels
+    k = int(max(labels.max(), previous.max())) + 1
+    counts = np.bincount(labels * k + previous, minlength=k * k).reshape(k, k)
+    rows, cols = linear_sum_assignment(-counts)
+    mapping = np.arange(k)
+    mapping[rows] = cols
+    return mapping[labels]
+
+
+@dataclass
+class Frame:
+    run_id: int
+    state: Any  # IterationState
+    labels: np.ndarray | None = None
+    metrics: dict[str, float] = field(default_factory=dict)
+    heat: HeatMap | None = None
+
+
+class FrameBuilder:
+    """Turns states into frames in the worker thread (metrics, alignment, heat map)."""
+
+    def __init__(self, run_id: int, true_labels: np.ndarray | None, heat_every: float = 0.5):
+        self.run_id = run_id
+        self.true_labels = true_labels
+        self.heat_every = heat_every
+        self._labels: np.ndarray | None = None
+        self._graph = None
+        self._heat_at = -np.inf
+        self._heat_dirty = False
+
+    def build(self, state: Any) -> Frame:
+        labels = None
+        if state.labels is not None:
+            labels = align_labels(self._labels, state.labels)
+            changed = self._labels is None or not np.array_equal(labels, self._labels)
+            self._heat_dirty |= changed
+            self._labels = labels
+        metrics: dict[str, float] = {}
+        if labels is not None and self.true_labels is not None:
+            metrics = all_metrics(self.true_labels, labels)
+        if state.anchor_graph is not None:
+            self._graph = state.anchor_graph
+            self._heat_dirty = True
+        heat = None
+        now = time.perf_counter()
+        due = state.final or now - self._heat_at >= self.heat_every
+        if self._graph is not None and self._heat_dirty and due:
+            heat = heatmap_image(self._graph, self._labels)
+            self._heat_at, self._heat_dirty = now, False
+        return Frame(self.run_id, state, labels, metrics, heat)
+
+
+class RunHistory:
+    """Everything the plots need about one run, filled in the GUI thread."""
+
+    def __init__(self, run_id: int, method: str, params: dict[str, Any]) -> None:
+        self.run_id = run_id
+        self.method = method
+        self.params = dict(params)
+        self.iterations: list[int] = []
+        self.objective: list[float] = []
+        self.metric_iterations: list[int] = []
+        self.metrics: dict[str, list[float]] = {k: [] for k in LIVE_METRICS}
+        self.last: Frame | None = None
+        self.labels: np.ndarray | None = None
+        self.heat: HeatMap | None = None
+        self.final: Frame | None = None
+        self.result: Any = None  # a core.records.runs.RunResult once finished or stopped
+        # per-iteration states for teaching playback (labels/heat maps capped: playback.py)
+        self.snapshots = SnapshotRecorder()
+
+    def add(self, frame: Frame) -> None:
+        st = frame.state
+        first = st.final and not self.iterations
+        if st.objective is not None and (st.stage == "iterating" or first):
+            self.iterations.append(st.iteration)
+            self.objective.append(float(st.objective))
+        if frame.metrics and st.stage == "iterating":
+            self.metric_iterations.append(st.iteration)
+            for k in LIVE_METRICS:
+                self.metrics[k].append(float(frame.metrics.get(k, np.nan)))
+        if frame.labels is not None:
+            self.labels = frame.labels
+        if frame.heat is not None:
+            self.heat = frame.heat
+        self.last = frame
+        self.snapshots.record(frame)
+        if st.final:
+            self.final = frame

@@ -1,0 +1,134 @@
+"""EmbeddingController: one t-SNE worker at a time, a cache per dataset+representation.
+
+By default the layout is computed in a child process (``mvc_gui.run.embedding_process``), so
+openTSNE's GIL-holding code cannot stall the window; ``MVC_GUI_SOLVER=thread`` keeps it in
+a thread. The layout depends only on the data (included views + preprocessing), never on the run,
+so re-colouring never recomputes it. Intermediate layouts are forwarded at most every
+``interval_ms`` (longer for large n) and the final one always.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+
+import numpy as np
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from mvc_gui.model.data_session import DataSession
+from mvc_gui.run.solver_process import SolverServer, process_mode_default
+from mvc_gui.run.workers import EmbeddingWorker, ProcessEmbeddingWorker
+
+__all__ = ["EmbeddingController"]
+
+CACHE_SIZE = 4
+
+
+class EmbeddingController(QObject):
+    layout_updated = Signal(object, bool)  # (n x 2 layout, final)
+    status_changed = Signal(str)
+    failed = Signal(str, str)
+
+    def __init__(self, parent: QObject | None = None, *, use_process: bool | None = None):
+        super().__init__(parent)
+        self.use_process = process_mode_default() if use_process is None else use_process
+        self.cache: OrderedDict[tuple, np.ndarray] = OrderedDict()
+        self._worker: EmbeddingWorker | None = None
+        self._retired: list[EmbeddingWorker] = []
+        self._last_draw = 0.0
+        self.interval_ms = 80
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self._on_worker_frame_ready)
+        self.busy = False
+        self._pending: DataSession | None = None
+
+    def request(self, session: DataSession) -> None:
+        """Show the layout of this session's representation (cached or computed)."""
+        self.cancel()
+        key = session.key
+        if key in self.cache:
+            self.cache.move_to_end(key)
+            self.status_changed.emit("")
+            self.layout_updated.emit(self.cache[key], True)
+            return
+        if self.use_process and self._retired:
+            # one child, one reader: start once the cancelled layout's thread has ended
+            self._pending = session
+            self.busy = True
+            self.status_changed.emit("Computing layout...")
+            return
+        self._start(session)
+
+    def _start(self, session: DataSession) -> None:
+        n = session.dataset.n_samples
+        self.interval_ms = 80 if n < 20_000 else 200
+        if self.use_process:
+            server = SolverServer.shared("mvc_gui.run.embedding_process")
+            worker = ProcessEmbeddingWorker(session, server, parent=self)
+        else:
+            worker = EmbeddingWorker(session, parent=self)
+        # closures, not bound methods: see RunController._launch_pending
+        worker.frame_ready.connect(lambda: self._on_worker_frame_ready())
+        worker.ended.connect(lambda key, xy, err: self._on_worker_ended(worker, key, xy, err))
+        self._worker = worker
+        self.busy = True
+        how = "t-SNE" if n <= 3000 else "t-SNE of a 2,500-sample subsample, others placed"
+        self.status_changed.emit(f"Computing layout ({how})...")
+        worker.start()
+
+    def cancel(self) -> None:
+        self._pending = None
+        worker, self._worker = self._worker, None
+        self._timer.stop()
+        self.busy = False
+        if worker is not None:
+            worker.stop()
+            self._retired.append(worker)
+        self._retired = [w for w in self._retired if w.is_alive()]
+
+    def shutdown(self, timeout: float = 3.0) -> bool:
+        self.cancel()
+        ok = all(w.join(timeout) for w in self._retired)
+        self._retired = []
+        return ok
+
+    def _on_worker_frame_ready(self) -> None:
+        worker = self._worker
+        if worker is None:
+            return
+        wait = self.interval_ms - (time.perf_counter() - self._last_draw) * 1000
+        if wait > 0:
+            if not self._timer.isActive():
+                self._timer.start(int(wait) + 1)
+            return
+        frame = worker.latest()
+        if frame is not None:
+            self._last_draw = time.perf_counter()
+            iteration, layout = frame
+            self.status_changed.emit(f"Computing layout: t-SNE iteration {iteration}/750")
+            self.layout_updated.emit(layout, False)
+
+    def _on_worker_ended(
+        self, worker: EmbeddingWorker, key: tuple, layout: np.ndarray | None, error: str
+    ) -> None:
+        worker.deleteLater()
+        if worker is not self._worker:
+            self._retired = [w for w in self._retired if w is not worker and w.is_alive()]
+            if self._pending is not None and not self._retired:
+                session, self._pending = self._pending, None
+                self._start(session)
+            return
+        self._worker = None
+        self._timer.stop()
+        self.busy = False
+        if layout is not None:
+            self.cache[key] = layout
+            while len(self.cache) > CACHE_SIZE:
+                self.cache.popitem(last=False)
+            self.status_changed.emit("")
+            self.layout_updated.emit(layout, True)
+        elif error:
+            self.status_changed.emit("Layout failed.")
+            message, _, details = error.partition("\n\n")
+            self.failed.emit(f"The embedding could not be computed: {message}", details)

@@ -1,0 +1,64 @@
+"""The t-SNE layout computed in a child process (see ``mvc_gui.run.solver_process``).
+
+openTSNE's Cython code and scipy/LAPACK hold the GIL for long stretches, which stalled the
+window when the layout ran in a thread. The child receives ``("embed", job_id, (views,
+methods))``, sends ``("frame", job_id, (iteration, layout))`` every 25 t-SNE iterations and
+``("end", job_id, (layout or None, error, chosen preprocessing))`` last; ``("stop",
+job_id, None)`` cancels at the next frame.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from typing import Any
+
+__all__ = ["serve"]
+
+
+def serve(conn: Any) -> None:
+    import numpy as np
+
+    from core.numerics.layout import EmbeddingCancelled, embed, representation
+    from mvc_gui.model.data_session import preprocess_views
+    from mvc_gui.run.solver_process import recv_message
+
+    pending: list[Any] = []  # a job that arrived while another was running
+    while True:
+        try:
+            kind, job, payload = pending.pop() if pending else recv_message(conn)
+        except EOFError:
+            return
+        if kind == "quit":
+            return
+        if kind != "embed":
+            continue
+        state = {"stop": False}
+
+        def callback(iteration: int, layout: np.ndarray, job: int = job, state=state) -> bool:
+            while conn.poll():
+                # a new job comes with out-of-band buffers: read it whole, run it next
+                msg = recv_message(conn)
+                k, j, _ = msg
+                if k in ("embed", "quit"):
+                    pending[:] = [msg]
+                state["stop"] |= (k == "stop" and j == job) or k in ("embed", "quit")
+            if not state["stop"]:
+                conn.send(("frame", job, (iteration, layout.astype(np.float32))))
+            return state["stop"]
+
+        chosen: list[str] = []
+        try:
+            views, chosen = preprocess_views(*payload)
+            layout = embed(representation(views), callback=callback, n_jobs=1)
+            conn.send(("end", job, (layout, "", chosen)))
+        except EmbeddingCancelled:
+            conn.send(("end", job, (None, "", chosen)))
+        except Exception as exc:
+            conn.send(("end", job, (None, f"{exc}\n\n{traceback.format_exc()}", chosen)))
+
+
+if __name__ == "__main__":
+    from multiprocessing.connection import Client
+
+    serve(Client(sys.argv[1], authkey=bytes.fromhex(sys.argv[2])))

@@ -1,0 +1,311 @@
+"""Background threads: the solver worker and the embedding worker.
+
+Each worker runs a plain Python thread and talks to the GUI thread only through Qt signals
+(queued automatically across threads). Signals are coalesced: the thread appends to a
+locked list and emits ``frames_ready`` only when that list was empty, so a fast solver can
+never flood the event loop. Cancellation is cooperative: the thread checks its stop event
+between solver states (or t-SNE chunks) and closes the generator.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import QObject, Signal
+
+from core.numerics.layout import EmbeddingCancelled, embed, representation
+from mvc_gui.model.data_session import DataSession
+from mvc_gui.model.run_history import Frame
+from mvc_gui.model.runner import RunEnd, run_solver
+
+__all__ = [
+    "EmbeddingWorker",
+    "ProcessEmbeddingWorker",
+    "ProcessSolverWorker",
+    "RunEnd",
+    "SolverWorker",
+    "TaskWorker",
+]
+
+
+class _ThreadWorker(QObject):
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._main, daemon=True, name=type(self).__name__)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def is_alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def join(self, timeout: float | None = None) -> bool:
+        if self._thread.ident is not None:
+            self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def _emit(self, signal: Any, *args: Any) -> None:
+        try:
+            signal.emit(*args)
+        except RuntimeError:  # the receiver was deleted while we were finishing
+            pass
+
+    def _main(self) -> None:
+        raise NotImplementedError
+
+
+class SolverWorker(_ThreadWorker):
+    """Runs ``solver.iterate`` on the session's prepared views; supports pause and step."""
+
+    frames_ready = Signal()
+    ended = Signal(object)  # RunEnd
+
+    def __init__(self, run_id: int, solver: Any, session: DataSession, parent=None) -> None:
+        super().__init__(parent)
+        self.run_id = run_id
+        self.solver = solver
+        self.session = session
+        self._frames: list[Frame] = []
+        self._gate = threading.Event()
+        self._gate.set()
+        self._stepping = False
+
+    # -- control (GUI thread) ------------------------------------------------------------
+    def pause(self) -> None:
+        self._stepping = False
+        self._gate.clear()
+
+    def resume(self) -> None:
+        self._stepping = False
+        self._gate.set()
+
+    def step(self) -> None:
+        """Run until the next optimisation iteration, then pause again."""
+        self._stepping = True
+        self._gate.set()
+
+    @property
+    def paused(self) -> bool:
+        return not self._gate.is_set()
+
+    def take_frames(self) -> list[Frame]:
+        with self._lock:
+            frames, self._frames = self._frames, []
+        return frames
+
+    # -- thread ----------------------------------------------------------------------------
+    def _push(self, frame: Frame) -> None:
+        with self._lock:
+            was_empty = not self._frames
+            self._frames.append(frame)
+        if was_empty:
+            self._emit(self.frames_ready)
+
+    def _may_continue(self) -> bool:
+        while not self._gate.wait(0.05):
+            if self._stop.is_set():
+                return False
+        return not self._stop.is_set()
+
+    # the Control protocol of mvc_gui.model.runner
+    def wait_turn(self) -> bool:
+        while not self._gate.wait(0.05):
+            if self._stop.is_set():
+                return False
+        return not self._stop.is_set()
+
+    def after_state(self, state: Any) -> None:
+        if self._stepping and (state.stage == "iterating" or state.final):
+            self._gate.clear()
+
+    def _main(self) -> None:
+        s = self.session
+        end = run_solver(self.run_id, self.solver, s.prepared, s.labels, self._push, self)
+        self._emit(self.ended, end)
+
+
+class ProcessSolverWorker(SolverWorker):
+    """Same interface, but the run happens in the SolverServer's child process; this
+    thread only forwards the job, control messages and the frames coming back."""
+
+    STOP_GRACE = 0.4  # seconds before a child that ignores Stop is terminated
+
+    def __init__(self, run_id: int, solver: Any, session: DataSession, server, parent=None):
+        super().__init__(run_id, solver, session, parent)
+        self.server = server
+        self._paused = False
+        self._sent_job = False
+        self._early: list[str] = []
+
+    def _send(self, kind: str) -> None:
+        """Control message; before the job is sent it waits in ``_early`` (the GUI thread
+        never blocks on starting the child)."""
+        with self._lock:
+            if not self._sent_job:
+                self._early.append(kind)
+                return
+        self.server.send_if_started((kind, self.run_id))
+
+    def pause(self) -> None:
+        self._paused = True
+        self._send("pause")
+
+    def resume(self) -> None:
+        self._paused = False
+        self._send("resume")
+
+    def step(self) -> None:
+        self._paused = True
+        self._send("step")
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    def _main(self) -> None:
+        s, server = self.session, self.server
+        end = None
+        try:
+            views = [s.dataset.views[i] for i in s.view_indices]
+            methods = [s.methods[i] for i in s.view_indices]
+            with self._lock:
+                paused = self._paused
+                job = (self.run_id, self.solver, views, methods, s.labels, paused)
+                self._early = [k for k in self._early if k != "pause"]
+            server.send(("run", job))
+            with self._lock:
+                self._sent_job, early = True, self._early
+            for kind in early:
+                server.send_if_started((kind, self.run_id))
+            deadline = None
+            while end is None:
+                if self._stop.is_set() and deadline is None:
+                    self._send("stop")
+                    deadline = time.perf_counter() + self.STOP_GRACE
+                if deadline is not None and time.perf_counter() > deadline:
+                    server.kill()
+                    end = RunEnd(self.run_id, "stopped", None)
+                elif server.conn.poll(0.05):
+                    kind, payload = server.conn.recv()
+                    if kind == "frame" and payload.run_id == self.run_id:
+                        self._push(payload)
+                    elif kind == "end" and payload.run_id == self.run_id:
+                        end = payload
+                elif not server.alive:
+                    raise RuntimeError("the solver process ended unexpectedly")
+        except Exception as exc:
+            server.kill()
+            end = RunEnd(self.run_id, "failed", None, str(exc), traceback.format_exc())
+        self._emit(self.ended, end)
+
+
+class EmbeddingWorker(_ThreadWorker):
+    """Computes the 2-D layout of the session's representation, reporting intermediate frames.
+
+    ``latest()`` returns the newest (iteration, layout); ``ended`` carries (key, layout or
+    None, error text).
+    """
+
+    frame_ready = Signal()
+    ended = Signal(object, object, str)
+
+    def __init__(self, session: DataSession, n_jobs: int = 1, parent=None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.key = session.key
+        self.n_jobs = n_jobs
+        self._latest: tuple[int, np.ndarray] | None = None
+
+    def latest(self) -> tuple[int, np.ndarray] | None:
+        with self._lock:
+            out, self._latest = self._latest, None
+        return out
+
+    def _callback(self, iteration: int, layout: np.ndarray) -> bool:
+        with self._lock:
+            was_empty = self._latest is None
+            self._latest = (iteration, layout)
+        if was_empty:
+            self._emit(self.frame_ready)
+        return self._stop.is_set()
+
+    def _main(self) -> None:
+        try:
+            views, _ = self.session.prepared()
+            if self._stop.is_set():
+                raise EmbeddingCancelled("cancelled")
+            x = representation(views)
+            layout = embed(x, callback=self._callback, n_jobs=self.n_jobs)
+            self._emit(self.ended, self.key, layout, "")
+        except EmbeddingCancelled:
+            self._emit(self.ended, self.key, None, "")
+        except Exception as exc:
+            self._emit(self.ended, self.key, None, f"{exc}\n\n{traceback.format_exc()}")
+
+
+class ProcessEmbeddingWorker(EmbeddingWorker):
+    """The layout computed in the embedding child process; this thread forwards frames."""
+
+    def __init__(self, session: DataSession, server, parent=None) -> None:
+        super().__init__(session, parent=parent)
+        self.server = server
+
+    def _main(self) -> None:
+        s, server, job = self.session, self.server, id(self)
+        try:
+            views = [s.dataset.views[i] for i in s.view_indices]
+            server.send(("embed", job, (views, [s.methods[i] for i in s.view_indices])))
+            deadline = None
+            while True:
+                if self._stop.is_set() and deadline is None:
+                    server.send_if_started(("stop", job, None))
+                    deadline = time.perf_counter() + 0.5
+                if deadline is not None and time.perf_counter() > deadline:
+                    server.kill()
+                    self._emit(self.ended, self.key, None, "")
+                    return
+                if server.conn.poll(0.05):
+                    kind, got, payload = server.conn.recv()
+                    if got != job:
+                        continue
+                    if kind == "frame":
+                        self._callback(*payload)
+                    elif kind == "end":
+                        layout, error, chosen = payload
+                        s.chosen.update(zip(s.view_indices, chosen, strict=False))
+                        self._emit(self.ended, self.key, layout, error)
+                        return
+                elif not server.alive:
+                    raise RuntimeError("the embedding process ended unexpectedly")
+        except Exception as exc:
+            server.kill()
+            self._emit(self.ended, self.key, None, f"{exc}\n\n{traceback.format_exc()}")
+
+
+class TaskWorker(_ThreadWorker):
+    """Runs one function in a thread (e.g. loading a file); ``done(result)`` or
+    ``failed(message, details)``."""
+
+    done = Signal(object)
+    failed = Signal(str, str)
+
+    def __init__(self, fn: Any, *args: Any, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._fn, self._args = fn, args
+
+    def _main(self) -> None:
+        try:
+            result = self._fn(*self._args)
+        except Exception as exc:
+            self._emit(self.failed, str(exc), traceback.format_exc())
+        else:
+            self._emit(self.done, result)

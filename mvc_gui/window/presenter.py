@@ -1,0 +1,294 @@
+"""RunPresenter: turns controller and selection signals into plot and panel updates.
+
+It holds no run state of its own (that lives in the controller's RunHistory): each slot
+reads the history and asks the plots to redraw what changed. GUI thread only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QObject, Signal
+
+from core.methods import REGISTRY
+from mvc_gui.model.data_session import DataSession
+from mvc_gui.model.playback import PlaybackFrame, playback_frame
+from mvc_gui.model.run_history import RunHistory
+from mvc_gui.panels.results_panel import ResultsPanel, metric_rows
+from mvc_gui.plots.confusion_plot import ConfusionPlot
+from mvc_gui.plots.convergence_plot import ConvergencePlot
+from mvc_gui.plots.embedding_plot import EmbeddingPlot
+from mvc_gui.plots.heatmap_plot import HeatmapPlot
+from mvc_gui.plots.weights_plot import WeightsPlot
+from mvc_gui.window.selection import Selection
+
+__all__ = ["RunPresenter"]
+
+STAGE_TEXT = {
+    "preprocessing": "Preprocessing",
+    "anchors": "Selecting anchors",
+    "graph": "Building anchor graph",
+    "init": "Initialising",
+    "iterating": "Iterating",
+    "postprocess": "Post-processing",
+    "done": "Done",
+}
+
+
+class RunPresenter(QObject):
+    status_changed = Signal(str, int)  # text, progress in per mille (-1: none)
+
+    def __init__(self, plots: dict, results: ResultsPanel, selection: Selection, parent=None):
+        super().__init__(parent)
+        self.convergence: ConvergencePlot = plots["convergence"]
+        self.weights: WeightsPlot = plots["weights"]
+        self.embedding: EmbeddingPlot = plots["embedding"]
+        self.heatmap: HeatmapPlot = plots["heatmap"]
+        self.confusion: ConfusionPlot = plots["confusion"]
+        self.results = results
+        self.selection = selection
+        self.session: DataSession | None = None
+        self.history: RunHistory | None = None
+        self.n_clusters = 0
+        selection.changed.connect(self._on_selection_changed)
+
+    # -- data -------------------------------------------------------------------------------
+    def set_session(self, session: DataSession) -> None:
+        self.session = session
+        self.history = None
+        ds = session.dataset
+        self.selection.clear()
+        self.embedding.reset(ds.labels, ds.class_names, "Computing layout...")
+        self.weights.set_views(session.view_names)
+        self.heatmap.clear("Shown when the method\nprovides its graph")
+        self.confusion.reset(ds.class_names)
+        self.confusion.setVisible(ds.labels is not None)
+        self.convergence.clear(labels_known=ds.labels is not None)
+        self.results.show_metrics([])
+        self.results.show_legend(None, 0)
+        self.results.status.setText("No run yet.")
+
+    # -- run signals --------------------------------------------------------------------------
+    def on_run_started(self, history: RunHistory) -> None:
+        self.history = history
+        self.n_clusters = int(history.params.get("n_clusters", 0))
+        cls = REGISTRY.get(history.method)
+        label = cls.objective_label if cls else "objective"
+        truth = self.session.labels if self.session else None
+        self.convergence.clear(label, labels_known=truth is not None)
+        self.weights.set_views(self.session.view_names)
+        self.heatmap.clear("Shown when the method\nprovides its graph")
+        self.results.status.setText(f"Running {history.method}...")
+        self.status_changed.emit("Starting...", 0)
+
+    def on_iteration_done(self, history: RunHistory) -> None:
+        if history is not self.history or history.last is None:
+            return
+        st = history.last.state
+        self.convergence.update_history(history)
+        if st.view_weights is not None:
+            self.weights.set_weights(st.view_weights)
+        if history.labels is not None:
+            self._show_labels(history.labels)
+        if history.heat is not None and history.heat is not self.heatmap.heat:
+            self.heatmap.set_heatmap(history.heat)
+            self.heatmap.set_highlight(self.selection.cluster)
+        text = STAGE_TEXT.get(st.stage, st.stage)
+        if st.stage == "iterating":
+            max_iter = history.params.get("max_iter", "?")
+            text += f": iteration {st.iteration}/{max_iter}"
+            if st.objective is not None:
+                text += f", objective {st.objective:.6g}"
+        elif st.message:
+            text += f": {st.message}"
+        if st.final:
+            text = f"Finished: {st.stop_reason or 'done'} after {st.iteration} iterations"
+        self.status_changed.emit(text, round(1000 * st.progress))
+
+    def _show_labels(self, labels: np.ndarray) -> None:
+        k = max(self.n_clusters, int(labels.max()) + 1)
+        self.embedding.set_labels(labels)
+        self.results.show_legend(labels, k)
+        truth = self.session.labels if self.session else None
+        if truth is not None:
+            self.confusion.set_labels(truth, labels, k)
+            self.confusion.set_highlight(self.selection.cluster)
+
+    def on_run_finished(self, history: RunHistory) -> None:
+        result = history.result
+        extra = [
+            ("iterations", str(result.n_iter)),
+            ("converged", "yes" if result.converged else "no (max_iter)"),
+            ("time", f"{result.timings.get('total', 0.0):.2f} s"),
+        ]
+        if result.objective_history:
+            extra.append(("objective", f"{result.objective_history[-1]:.6g}"))
+        self.results.show_metrics(metric_rows(result.metrics, extra))
+        self.results.status.setText(f"<b>{history.method}</b>: finished.")
+        if result.view_weights is not None:
+            self.weights.set_weights(np.asarray(result.view_weights))
+
+    def on_run_stopped(self, history: RunHistory) -> None:
+        result = history.result
+        self.results.status.setText(f"<b>{history.method}</b>: stopped by the user.")
+        if result is not None:
+            self.results.show_metrics(metric_rows(result.metrics, [("stopped", "yes")]))
+        self.status_changed.emit("Stopped.", -1)
+
+    def on_run_failed(self, message: str, details: str) -> None:
+        self.results.status.setText("The run failed (see the message above the plots).")
+        self.status_changed.emit("Failed.", -1)
+
+    def show_history(self, history: RunHistory, caption: str = "") -> None:
+        """Display a finished or stopped run again (run list, reopened session): labels,
+        curves, weights, heat map and metrics, without rerunning. Exports then refer to it;
+        the next live run takes over the plots as usual (``on_run_started``)."""
+        result = history.result
+        self.history = history
+        self.selection.clear()
+        self.n_clusters = int(history.params.get("n_clusters", 0))
+        cls = REGISTRY.get(history.method)
+        truth = self.session.labels if self.session else None
+        label = cls.objective_label if cls else "objective"
+        self.convergence.clear(label, labels_known=truth is not None)
+        self.convergence.update_history(history)
+        names = list(result.view_names) if result is not None and result.view_names else []
+        self.weights.set_views(names or (self.session.view_names if self.session else []))
+        weights = result.view_weights if result is not None else None
+        if weights is None and history.last is not None:
+            weights = history.last.state.view_weights
+        if weights is not None:
+            self.weights.set_weights(np.asarray(weights, dtype=float), animate=False)
+        if history.heat is not None:
+            self.heatmap.set_heatmap(history.heat)
+        else:
+            self.heatmap.clear("The graph of this run\nwas not kept")
+        if history.labels is not None:
+            self._show_labels(history.labels)
+        stopped = result is None or result.stopped_early
+        if result is not None:
+            extra = [("iterations", str(result.n_iter))]
+            if "total" in result.timings:
+                extra.append(("time", f"{result.timings['total']:.2f} s"))
+            if result.objective_history:
+                extra.append(("objective", f"{result.objective_history[-1]:.6g}"))
+            if stopped:
+                extra.append(("stopped", "yes"))
+            self.results.show_metrics(metric_rows(result.metrics, extra))
+        what = caption or history.method
+        state = "stopped" if stopped else "finished"
+        self.results.status.setText(f"<b>{what}</b>: showing a {state} run.")
+        self.status_changed.emit(f"Showing {what} ({state}).", -1)
+
+    # -- teaching playback -------------------------------------------------------------------
+    def show_snapshot(self, history: RunHistory, index: int) -> PlaybackFrame:
+        """Show recorded snapshot ``index`` of ``history`` in every plot: the curves up to
+        that iteration with a marker, its view weights, labels (embedding, legend,
+        confusion), heat map and metrics. :meth:`show_live` returns to the run's state."""
+        frame = playback_frame(history.snapshots, index)
+        snap = frame.snapshot
+        self.convergence.curve.setData(frame.objective_x, frame.objective_y)
+        for key, curve in self.convergence.metric_curves.items():
+            curve.setData(frame.metric_x, frame.metrics[key])
+        marker, *lines = self._playback_items()
+        if frame.marker is not None:
+            marker.setData([frame.marker[0]], [frame.marker[1]])
+            for line in lines:
+                line.setValue(frame.marker[0])
+        for item in (marker, *lines):
+            item.setVisible(frame.marker is not None)
+        self._fix_playback_range(history)
+        if snap.view_weights is not None:
+            self.weights.set_weights(snap.view_weights, animate=False)
+        if frame.labels is not None:
+            self._show_labels(frame.labels)
+        else:  # this method has no labels yet at this iteration
+            self.embedding.set_labels(None)
+            self.results.show_legend(None, 0)
+            if self.session is not None:
+                self.confusion.reset(self.session.dataset.class_names)
+        if frame.heat is None:
+            self.heatmap.clear("not\nrecorded")
+        elif frame.heat is not self.heatmap.heat:
+            self.heatmap.set_heatmap(frame.heat)
+            self.heatmap.set_highlight(self.selection.cluster)
+        extra = [("iteration", str(snap.iteration))]
+        if snap.objective is not None:
+            extra.append(("objective", f"{snap.objective:.6g}"))
+        self.results.show_metrics(metric_rows(snap.metrics, extra))
+        self.results.status.setText(f"<b>{history.method}</b>: playback, {frame.caption}.")
+        self.status_changed.emit(f"Playback: {frame.caption}", -1)
+        return frame
+
+    def show_live(self, history: RunHistory | None) -> None:
+        """Leave playback: hide the marker and redraw the run's latest (or final) state."""
+        for item in self._playback_items():
+            item.setVisible(False)
+        self.convergence.objective.enableAutoRange()
+        if history is None or history is not self.history or history.last is None:
+            return
+        self.on_iteration_done(history)
+        if history.result is not None and history.final is not None:
+            self.on_run_finished(history)
+        elif history.result is not None:
+            self.on_run_stopped(history)
+        else:  # paused mid-run: the metrics of the latest state
+            last = history.last
+            extra = [("iteration", str(last.state.iteration))]
+            self.results.show_metrics(metric_rows(last.metrics, extra))
+            self.results.status.setText(f"Running {history.method}...")
+
+    def _fix_playback_range(self, history: RunHistory) -> None:
+        """Axes of the whole run, so the curve grows inside a fixed frame while playing."""
+        pts = [(s.iteration, s.objective) for s in history.snapshots if s.objective is not None]
+        if not pts:
+            return
+        x = np.array([p[0] for p in pts], dtype=float)
+        y = np.array([p[1] for p in pts], dtype=float)
+        if self.convergence.log_box.isChecked():
+            y = np.log10(y[y > 0]) if np.any(y > 0) else np.zeros(1)
+        x_hi = x.max() if x.max() > x.min() else x.min() + 1
+        self.convergence.objective.setRange(
+            xRange=(x.min(), x_hi), yRange=(y.min(), y.max()), padding=0.06
+        )
+
+    def _playback_items(self) -> tuple:
+        """The playback marker on the objective and a vertical line on both curves."""
+        items = getattr(self, "_pb_items", None)
+        if items is None:
+            colour = "#D55E00"
+            marker = pg.PlotDataItem(
+                [], [], pen=None, symbol="o", symbolSize=12, symbolBrush=colour,
+                symbolPen=pg.mkPen("w", width=1.5),
+            )  # fmt: skip
+            dash = pg.QtCore.Qt.PenStyle.DashLine
+            lines = [pg.InfiniteLine(angle=90, pen=pg.mkPen(colour, style=dash)) for _ in "ab"]
+            self.convergence.objective.addItem(marker)
+            self.convergence.objective.addItem(lines[0], ignoreBounds=True)
+            self.convergence.metrics.addItem(lines[1], ignoreBounds=True)
+            items = self._pb_items = (marker, *lines)
+            for item in items:
+                item.setVisible(False)
+        return items
+
+    def mark_stale(self, stale: bool) -> None:
+        text = self.results.status.text().replace(" <i>(stale)</i>", "")
+        self.results.status.setText(text + (" <i>(stale)</i>" if stale else ""))
+
+    # -- selection --------------------------------------------------------------------------
+    def select_cluster(self, cluster: int) -> None:
+        labels = self.history.labels if self.history else None
+        self.selection.select_cluster(labels, cluster)
+
+    def select_indices(self, indices: np.ndarray) -> None:
+        if indices.size:
+            self.selection.set(indices, "region of the embedding")
+        else:
+            self.selection.clear()
+
+    def _on_selection_changed(self) -> None:
+        n = self.session.dataset.n_samples if self.session else 0
+        self.embedding.set_selection(self.selection.mask(n))
+        self.heatmap.set_highlight(self.selection.cluster)
+        self.confusion.set_highlight(self.selection.cluster)
+        self.results.show_selection(self.selection.indices.size, self.selection.description)

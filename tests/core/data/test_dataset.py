@@ -1,0 +1,57 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from core.data.dataset import DataError, MultiViewDataset, check_views
+
+
+def test_labels_are_encoded_unless_already_0_to_c_minus_1():
+    x = np.zeros((4, 2))
+    x[:, 0] = [1, 2, 3, 4]
+    ds = MultiViewDataset([x], labels=np.array([1, 1, 3, 3], dtype=np.uint8))
+    assert ds.labels.tolist() == [0, 0, 1, 1] and ds.class_names == ["1", "3"]
+    ds = MultiViewDataset([x], labels=["b", "a", "b", "a"])
+    assert ds.labels.tolist() == [1, 0, 1, 0] and ds.class_names == ["a", "b"]
+
+
+@pytest.mark.parametrize(
+    ("views", "message"),
+    [
+        ([], "no views"),
+        ([np.zeros((3, 2)), np.zeros((4, 2))], r"view 1: 3, view 2: 4"),
+        ([np.zeros((3, 0))], "view 1 is empty"),
+        ([np.zeros((1, 2))], "only 1 sample"),
+        ([np.array([[0.0, np.inf], [1, 1]])], r"Inf.*row 0, column 1"),
+    ],
+)
+def test_specific_errors(views, message):
+    with pytest.raises(DataError, match=message):
+        check_views(views)
+
+
+def test_fewer_samples_than_clusters():
+    with pytest.raises(DataError, match="3 samples are fewer than the 5 clusters"):
+        check_views([np.eye(3)], n_clusters=5)
+
+
+def test_caller_matrices_are_not_touched():
+    m = sp.csr_matrix((np.array([1.0, 2.0]), np.array([1, 0]), np.array([0, 2, 2])), (2, 2))
+    assert not m.has_sorted_indices
+    check_views([m])
+    assert m.indices.tolist() == [1, 0]
+    dense = np.arange(6, dtype=np.int32).reshape(3, 2)
+    out = check_views([dense])[0]
+    assert out.dtype == np.float64 and dense.dtype == np.int32
+
+
+def test_select_views_and_summary():
+    ds = MultiViewDataset(
+        [np.eye(4), sp.csr_matrix(np.eye(4))], labels=[0, 1, 0, 1], view_names=["a", "b"]
+    )
+    assert ds.select_views([1]).view_names == ["b"]
+    s = ds.summary()
+    assert s["views"][1]["storage"] == "sparse" and s["class_counts"] == [2, 2]
+    with pytest.raises(DataError, match="at least one view"):
+        ds.select_views([])

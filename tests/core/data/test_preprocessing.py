@@ -1,0 +1,68 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from core.data.dataset import DataError
+from core.data.preprocessing import choose_auto, preprocess, preprocess_view
+
+
+@pytest.fixture
+def dense(rng):
+    x = rng.normal(size=(30, 4)) * [1, 100, 1e4, 1]
+    x[4] = 0.0  # an all-zero row
+    x[:, 3] = 0.0  # constant column
+    return x
+
+
+@pytest.fixture
+def counts(rng):
+    x = sp.random(30, 50, density=0.1, format="csr", random_state=3)
+    x.data = np.ceil(x.data * 5)
+    dense = x.toarray()
+    dense[2] = 0  # an all-zero row
+    return sp.csr_matrix(dense)
+
+
+@pytest.mark.parametrize("method", ["none", "zscore", "minmax", "maxscale", "l2", "tfidf", "auto"])
+def test_every_method_is_finite_keeps_sparsity_and_inputs(method, dense, counts):
+    for x in (np.abs(dense), counts):
+        before = x.copy()
+        out, name = preprocess_view(x, method)
+        assert sp.issparse(out) == sp.issparse(x)
+        data = out.data if sp.issparse(out) else out
+        assert np.isfinite(data).all(), name
+        diff = (x - before) if not sp.issparse(x) else (x - before).toarray()
+        assert not np.any(diff), "input modified"
+
+
+def test_zscore_constant_column_and_l2_zero_row(dense):
+    z, _ = preprocess_view(dense, "zscore")
+    np.testing.assert_allclose(z[:, :3].std(0, ddof=1), 1.0)
+    np.testing.assert_array_equal(z[:, 3], 0.0)
+    r, _ = preprocess_view(dense, "l2")
+    norms = np.linalg.norm(r, axis=1)
+    assert norms[4] == 0 and np.allclose(np.delete(norms, 4), 1.0)
+
+
+def test_sparse_zscore_is_not_centred_and_says_so(counts):
+    z, name = preprocess_view(counts, "zscore")
+    assert sp.issparse(z) and "not centred" in name
+
+
+def test_auto_chooses_by_what_the_data_looks_like(dense, counts):
+    assert choose_auto(counts) == "l2"
+    assert choose_auto(counts.toarray()) == "l2"  # dense but count-like
+    assert choose_auto(dense) == "zscore"
+    _, chosen = preprocess([dense, counts], "auto")
+    assert chosen == ["auto: zscore", "auto: l2"]
+
+
+def test_errors_are_specific(dense):
+    with pytest.raises(DataError, match="unknown preprocessing"):
+        preprocess([dense], "whiten")
+    with pytest.raises(DataError, match="2 preprocessing choices for 1 views"):
+        preprocess([dense], ["l2", "l2"])
+    with pytest.raises(DataError, match="negative"):
+        preprocess_view(dense, "tfidf")
