@@ -13,7 +13,9 @@ Folders by role, each importing only the ones listed before it (``tests/test_lay
   ``tools/host.py``, never through the window class.
 * ``window/``: the main window, its actions, exports, presenter and settings.
 
-``app`` is the entry point.
+``app`` is the entry point and may import everything.
+
+May import: ``core`` (any layer), Qt, pyqtgraph, superqt.
 """
 
 __all__: list[str] = []

@@ -24,7 +24,8 @@ from core.methods.fmdc.solver import effective_anchor_count
 from core.methods.params import Param, ParamError, ParamSpec
 from core.numerics.anchors import bkhk_steps
 from core.numerics.graphs import normalize_anchor_graph, pkn_anchor_graph_steps
-from core.numerics.spectral import kmeans_labels, top_left_singular_vectors
+from core.numerics.kmeans import kmeans_labels
+from core.numerics.spectral import top_left_singular_vectors
 
 __all__ = ["AnchorSpectralSingleView", "KMeansConcat"]
 

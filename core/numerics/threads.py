@@ -15,7 +15,7 @@ from contextlib import AbstractContextManager
 
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["PARALLEL_FLOPS", "blas_full", "blas_single"]
+__all__ = ["PARALLEL_FLOPS", "blas_full", "blas_single", "single_threaded"]
 
 PARALLEL_FLOPS = 2e9  # below this a product runs on one thread
 _STATE: dict[str, object] = {}
@@ -39,3 +39,10 @@ def blas_full(flops: float = math.inf) -> AbstractContextManager[object]:
     """All BLAS threads for a product of at least PARALLEL_FLOPS, else one."""
     ctl, threads = _controller()
     return ctl.limit(limits=threads if flops >= PARALLEL_FLOPS else 1, user_api="blas")
+
+
+def single_threaded() -> AbstractContextManager[object]:
+    """One thread for BLAS and OpenMP together (scikit-learn's k-means uses both): many small
+    k-means runs were 50x slower with the threads of a 2-core machine than on one."""
+    ctl, _ = _controller()
+    return ctl.limit(limits=1)

@@ -1,6 +1,8 @@
 """Deprecated alias of :mod:`core.methods` (moved in 0.2.0; removed in 0.3.0).
 
 ``from core.solvers import FMDC`` keeps working for one release; use ``core.methods``.
+
+May import: ``core.methods`` (what it aliases).
 """
 
 import warnings

@@ -1,4 +1,7 @@
-"""Live plots. Each creates its pyqtgraph items once and only updates their data."""
+"""Live plots. Each creates its pyqtgraph items once and only updates their data.
+
+May import: ``core``, ``mvc_gui.model``, ``mvc_gui.run``.
+"""
 
 import pyqtgraph as pg
 

@@ -3,6 +3,9 @@
 Each tool lives in its own module with an ``install(win)`` function that adds its docks
 and menu entries (``win.tools_menu``, or ``win.file_menu`` before ``win.quit_separator``).
 The window calls :func:`install_tools` once, after its own widgets and actions exist.
+
+May import: ``core``, ``mvc_gui.model``, ``mvc_gui.run``, ``mvc_gui.plots``,
+``mvc_gui.panels`` (never ``mvc_gui.window``).
 """
 
 from __future__ import annotations

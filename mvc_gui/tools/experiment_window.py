@@ -32,8 +32,8 @@ from PySide6.QtWidgets import (
 from core.data.dataset import DataError
 from core.experiments.batch import BatchPlan
 from core.methods.params import ParamError
+from mvc_gui.panels.message_bar import MessageBar
 from mvc_gui.run.experiment_worker import ExperimentWorker, Job
-from mvc_gui.window.message_bar import MessageBar
 
 __all__ = ["ExperimentWindow", "install_window"]
 

@@ -24,6 +24,7 @@ from core.data.dataset import DataError
 from core.methods.params import ParamError
 from mvc_gui.model.data_session import DataSession, load_demo, load_path
 from mvc_gui.panels.dataset_panel import DatasetPanel
+from mvc_gui.panels.message_bar import MessageBar
 from mvc_gui.panels.method_panel import MethodPanel
 from mvc_gui.panels.results_panel import ResultsPanel
 from mvc_gui.plots.confusion_plot import ConfusionPlot
@@ -39,7 +40,6 @@ from mvc_gui.run.workers import TaskWorker
 from mvc_gui.tools import install_tools
 from mvc_gui.window import settings
 from mvc_gui.window.actions import create_actions
-from mvc_gui.window.message_bar import MessageBar
 from mvc_gui.window.presenter import RunPresenter
 from mvc_gui.window.selection import Selection
 from mvc_gui.window.window_io import WindowIOMixin

@@ -1,103 +1,13 @@
-"""GUI test fixtures: a fake generator solver registered for the session, tiny datasets."""
+"""GUI test fixtures: the fake solver registered for each test, tiny datasets, the window."""
 
 from __future__ import annotations
 
-import time
-
-import numpy as np
 import pytest
-import scipy.sparse as sp
 
 from core.data.dataset import MultiViewDataset
-from core.methods.base import COMMON_PARAMS, REGISTRY, BaseSolver, FitResult
-from core.methods.params import Param, ParamSpec
+from core.methods.base import REGISTRY
 from tests.conftest import make_blobs_views
-
-
-class FakeSolver(BaseSolver):
-    """Yields a graph stage and ``max_iter`` iterations quickly (sleeping ``delay`` each)."""
-
-    name = "fake"
-    title = "Fake solver"
-    summary = "A test double: nearest-centre labels, a decreasing objective."
-    reference = "tests/mvc_gui/conftest.py"
-    objective_label = "fake objective"
-    param_spec = COMMON_PARAMS + ParamSpec(
-        Param("lam", "float", 1.0, "A log-scale weight.", low=1e-4, high=1e4, log=True),
-        Param("mode", "choice", "a", "A choice.", choices=("a", "b")),
-        Param("flag", "bool", False, "A switch.", advanced=True),
-        Param(
-            "n_anchors",
-            "int",
-            None,
-            "Anchors (None: automatic).",
-            low=2,
-            high=10_000,
-            allow_none=True,
-        ),
-        Param("delay", "float", 0.01, "Seconds per iteration.", low=0.0, high=10.0),
-        Param("fail_at", "int", 0, "Raise at this iteration (0: never).", low=0, high=10_000),
-    )
-
-    def __init__(
-        self,
-        n_clusters=2,
-        *,
-        max_iter=20,
-        tol=1e-6,
-        random_state=0,
-        lam=1.0,
-        mode="a",
-        flag=False,
-        n_anchors=None,
-        delay=0.01,
-        fail_at=0,
-    ):
-        self.n_clusters = n_clusters
-        self.max_iter = max_iter
-        self.tol = tol
-        self.random_state = random_state
-        self.lam = lam
-        self.mode = mode
-        self.flag = flag
-        self.n_anchors = n_anchors
-        self.delay = delay
-        self.fail_at = fail_at
-
-    def _run(self, views, rep):
-        n = views[0].shape[0]
-        rng = np.random.default_rng(self.random_state)
-        x = views[0].toarray() if sp.issparse(views[0]) else views[0]
-        m = min(n, 20)
-        anchors = x[rng.choice(n, m, replace=False)]
-        d = ((x[:, None, :] - anchors[None]) ** 2).sum(-1)
-        z = np.exp(-(d - d.min(axis=1, keepdims=True)))
-        z /= z.sum(axis=1, keepdims=True)
-        graph = sp.csr_matrix(z)
-        yield rep.stage("graph", 1.0, "anchor graph", anchor_graph=graph)
-        centres = x[rng.choice(n, self.n_clusters, replace=False)]
-        history = []
-        labels = np.zeros(n, dtype=np.int64)
-        for it in range(1, self.max_iter + 1):
-            if self.fail_at and it == self.fail_at:
-                raise RuntimeError("fake failure")
-            time.sleep(self.delay)
-            labels = np.argmin(((x[:, None, :] - centres[None]) ** 2).sum(-1), axis=1)
-            for c in range(self.n_clusters):
-                if np.any(labels == c):
-                    centres[c] = x[labels == c].mean(axis=0)
-            obj = 100.0 / it
-            history.append(obj)
-            w = np.arange(1, len(views) + 1, dtype=float)
-            yield rep.iteration(it, obj, view_weights=w, labels=labels)
-        return FitResult(
-            labels=labels,
-            objective_history=history,
-            n_iter=self.max_iter,
-            converged=False,
-            view_weights=np.ones(len(views)) / len(views),
-            anchor_graph=graph,
-        )
+from tests.mvc_gui.fake_solver import FakeSolver
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,7 @@ from mvc_gui.app import parse_args
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE = (
-    "import sys; from tests.mvc_gui.conftest import FakeSolver; "
+    "import sys; from tests.mvc_gui.fake_solver import FakeSolver; "
     "from core.methods import REGISTRY; REGISTRY['fake'] = FakeSolver; "
     "from mvc_gui.app import main; sys.exit(main(sys.argv[1:]))"
 )

@@ -6,10 +6,9 @@ import logging
 from collections.abc import Generator
 
 import numpy as np
-import scipy.sparse as sp
 
 from core.data.dataset import View
-from core.methods.alpc import updates as steps
+from core.methods.alpc import updates
 from core.methods.base import (
     COMMON_PARAMS,
     BaseSolver,
@@ -20,7 +19,10 @@ from core.methods.base import (
     seed_streams,
 )
 from core.methods.params import Param, ParamSpec
+from core.numerics.kmeans import kmeans_steps
 from core.numerics.linalg import row_normalize
+from core.numerics.threads import blas_single
+from core.numerics.view_products import sq_norm
 
 log = logging.getLogger(__name__)
 
@@ -198,25 +200,25 @@ class ALPC(BaseSolver):
         simplex = "simplex" if (mode == "paper" or self.z_constraint == "simplex") else "none"
         lam1, lam2 = float(self.lambda1), float(self.lambda2)
         yield rep.stage("init", 0.0, f"ALPC: {m * c} anchors ({m} per cluster), {mode}")
-        sq_norms = [_sq_norm(x) for x in views]
+        sq_norms = [sq_norm(x) for x in views]
         energy2 = max(sum(sq_norms), 1e-300) ** 2
         dims = [x.shape[1] for x in views]
-        st = steps.init_state(dims, n, c, m)
-        if simplex == "none" and steps.use_gram(n, dims):
+        st = updates.init_state(dims, n, c, m)
+        if simplex == "none" and updates.use_gram(n, dims):
             msg = f"Gram matrix of the {sum(dims)} features (iterations then cost O(D²M))"
-            gram = yield from rep.follow(steps.gram_steps(views), "init", msg)
-            st = steps.GramState(st, gram, dims)
+            gram = yield from rep.follow(updates.gram_steps(views), "init", msg)
+            st = updates.GramState(st, gram, dims)
         hist: list[float] = []
         extra: dict[str, list[float]] = {k: [] for k in ("normalized", "recon", "anchor", "coef")}
         converged, it = False, 0
         for it in range(1, self.max_iter + 1):
-            with steps.blas_single():
-                steps.z_step(views, st, lam2, simplex)
-                steps.a_step(views, st, lam1, orthonormal=mode == "paper")
-                steps.u_step(st)
-                steps.p_step(st, lam1, lam2, exact=exact_p)
-                steps.r_step(st)
-                recon, anchor, coef = steps.objective_terms(sq_norms, st, lam1, lam2)
+            with blas_single():
+                updates.z_step(views, st, lam2, simplex)
+                updates.a_step(views, st, lam1, orthonormal=mode == "paper")
+                updates.u_step(st)
+                updates.p_step(st, lam1, lam2, exact=exact_p)
+                updates.r_step(st)
+                recon, anchor, coef = updates.objective_terms(sq_norms, st, lam1, lam2)
             obj = float(recon.sum() + anchor + coef)
             hist.append(obj)
             for key, val in zip(extra, (obj / energy2, recon.sum(), anchor, coef), strict=True):
@@ -234,14 +236,14 @@ class ALPC(BaseSolver):
             if it > 2 and abs(norm_hist[-2] - norm_hist[-1]) < self.tol:
                 converged = True
                 break
-        with steps.blas_single():
+        with blas_single():
             zt, rt = st.materialise(views)
         if self.labels_from == "argmax_R":
             labels = np.argmax(rt, axis=1).astype(np.int64)
         else:
             msg = f"k-means ({self.kmeans_n_init} runs) on Zᵀ"
-            km = steps.kmeans_restarts_steps(
-                row_normalize(zt), c, rng["postprocess_kmeans"], self.kmeans_n_init
+            km = kmeans_steps(
+                row_normalize(zt), c, rng["postprocess_kmeans"], n_init=self.kmeans_n_init
             )
             labels, _ = yield from rep.follow(km, "postprocess", msg)
         return FitResult(
@@ -262,8 +264,3 @@ class ALPC(BaseSolver):
                 "recon_share_": recon / max(recon.sum(), 1e-300),
             },
         )
-
-
-def _sq_norm(x: View) -> float:
-    data = x.data if sp.issparse(x) else x
-    return float(np.vdot(data, data))

@@ -19,47 +19,29 @@ from collections.abc import Generator, Sequence
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
-from sklearn.cluster import KMeans
-from threadpoolctl import ThreadpoolController
 
 from core.data.dataset import View
 from core.numerics.linalg import polar, project_simplex_rows
-from core.numerics.threads import blas_full, blas_single
+from core.numerics.threads import blas_full
+from core.numerics.view_products import data_dot, xt_dot
 
 __all__ = [
     "ALPCState",
     "GramState",
     "a_step",
-    "blas_full",
-    "blas_single",
     "block_indicator",
-    "data_dot",
     "gram_steps",
     "init_state",
-    "kmeans_restarts_steps",
     "objective_terms",
     "p_step",
     "r_step",
     "spd_solve",
     "u_step",
     "use_gram",
-    "xt_dot",
     "z_step",
 ]
 
 log = logging.getLogger(__name__)
-
-_CTL = ThreadpoolController()  # k-means: limits OpenMP and BLAS together
-
-
-def _flops(x: View, k: int) -> float:
-    return 2.0 * k * (x.nnz if sp.issparse(x) else x.size)
-
-
-def data_dot(x: View, a: np.ndarray) -> np.ndarray:
-    """x @ a (n x M) for a dense or CSR view (all BLAS threads when large)."""
-    with blas_full(_flops(x, a.shape[1])):
-        return np.asarray(x @ a)
 
 
 class ALPCState:
@@ -197,13 +179,6 @@ def spd_solve(h: np.ndarray, b: np.ndarray) -> np.ndarray:
         return sla.solve(h + jitter * np.eye(h.shape[0]), b, assume_a="sym")
 
 
-def xt_dot(x: View, zt: np.ndarray) -> np.ndarray:
-    """X_v Zᵀ in paper orientation = xᵀ @ zt (d_v x M), dense (all BLAS threads when large)."""
-    with blas_full(_flops(x, zt.shape[1])):
-        out = x.T @ zt
-    return np.asarray(out.toarray() if sp.issparse(out) else out)
-
-
 def _right_spd_solve(h: np.ndarray, g: np.ndarray) -> np.ndarray:
     """g h⁻¹ for a tall g (n x M) without copying g: solves h Y = gᵀ on the F-ordered view."""
     return spd_solve(h, g.T).T
@@ -314,41 +289,3 @@ def objective_terms(
     anchor = lam1 * sum(float(np.sum((a - u @ st.p) ** 2)) for a, u in zip(st.a, st.u, strict=True))
     coef = np.trace(zz) - 2 * np.vdot(st.rz(), st.p) + np.vdot(st.rr(), st.p @ st.p.T)
     return recon, float(anchor), float(lam2 * max(coef, 0.0))
-
-
-def kmeans_restarts_steps(
-    f: np.ndarray,
-    c: int,
-    rng: np.random.Generator,
-    n_init: int,
-    init: str = "k-means++",
-    subsample: int = 20_000,
-) -> Generator[float, None, tuple[np.ndarray, float]]:
-    """``n_init`` seeded single k-means runs (lowest inertia wins), yielding the fraction done
-    between runs so a consumer can cancel; ``f`` should already be row-normalised.
-
-    k-means++ (common spec §7); ``init="random"`` starts from c random samples, as the
-    authors' litekmeans (used by the paper-protocol benchmarks). BBCSport: random starts
-    gave ACC 0.927 ± 0.021 over 10 seeds against 0.936 ± 0.004 with k-means++.
-
-    Above ``subsample`` rows the restarts run on a random subsample of that size and the
-    best centres are refined by one Lloyd run on all rows: restarts on poorly separated
-    embeddings need 100+ Lloyd iterations each, which made ALPC's k-means 53 s of 68 s at
-    n = 100k (time ratio 100k/10k: 41). Below it nothing changes."""
-    n = f.shape[0]
-    sample = f if n <= subsample else f[np.sort(rng.choice(n, subsample, replace=False))]
-    best_labels, best_inertia, best_centers = None, np.inf, None
-    for r in range(n_init):
-        km = KMeans(c, init=init, n_init=1, max_iter=100, random_state=int(rng.integers(2**31 - 1)))
-        with _CTL.limit(limits=1):  # OpenMP + BLAS: see blas_single
-            labels = km.fit_predict(sample)
-        if best_labels is None or km.inertia_ < best_inertia * (1 - 1e-12):
-            best_labels, best_inertia, best_centers = labels, km.inertia_, km.cluster_centers_
-        yield (r + 1) / (n_init + (n > subsample))
-    if n > subsample:
-        km = KMeans(c, init=best_centers, n_init=1, max_iter=100)
-        with _CTL.limit(limits=1):
-            best_labels = km.fit_predict(f)
-        best_inertia = km.inertia_
-        yield 1.0
-    return np.asarray(best_labels, dtype=np.int64), float(best_inertia)

@@ -28,7 +28,8 @@ from core.methods.fmdc.updates import (
 from core.methods.params import Param, ParamError, ParamSpec
 from core.numerics.anchors import bkhk_steps
 from core.numerics.graphs import normalize_anchor_graph, pkn_anchor_graph_steps
-from core.numerics.spectral import kmeans_labels, stacked_anchor_embedding
+from core.numerics.kmeans import kmeans_labels
+from core.numerics.spectral import stacked_anchor_embedding
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,6 @@ from collections.abc import Generator
 import numpy as np
 
 from core.data.dataset import View
-from core.methods.alpc.updates import blas_single, kmeans_restarts_steps
 from core.methods.base import (
     COMMON_PARAMS,
     BaseSolver,
@@ -19,9 +18,12 @@ from core.methods.base import (
     register,
     seed_streams,
 )
-from core.methods.mvsc_hfd import updates as steps
+from core.methods.mvsc_hfd import updates
 from core.methods.params import Param, ParamError, ParamSpec
+from core.numerics.kmeans import kmeans_steps
 from core.numerics.linalg import row_normalize
+from core.numerics.threads import blas_single
+from core.numerics.view_products import sq_norm
 
 log = logging.getLogger(__name__)
 
@@ -216,7 +218,7 @@ class MVSCHFD(BaseSolver):
     def _widths(self, views: list[View]) -> list[list[int]]:
         last = max(self.n_clusters, self._anchor_count())
         dims = [x.shape[1] for x in views]
-        return steps.layer_widths(dims, last, self.depth, self.layer_rule, self.first_width)
+        return updates.layer_widths(dims, last, self.depth, self.layer_rule, self.first_width)
 
     def _check_input(self, views: list[View]) -> None:
         m, n = self._anchor_count(), views[0].shape[0]
@@ -236,7 +238,7 @@ class MVSCHFD(BaseSolver):
     @classmethod
     def estimate_memory(cls, n_samples, dims, params) -> int:  # type: ignore[override]
         m = params.get("n_anchors") or params.get("n_clusters", 2)
-        first = min(min(dims), steps.WIDTH_CAP)
+        first = min(min(dims), updates.WIDTH_CAP)
         return int(8 * (6 * n_samples * m + 3 * sum(dims) * first))
 
     def _run(self, views: list[View], rep: Reporter) -> Generator[IterationState, None, FitResult]:
@@ -250,11 +252,11 @@ class MVSCHFD(BaseSolver):
         else:
             start = np.arange(m)
         code_cache = self.w_update == "code_cache"
-        st = steps.init_state(dims, widths, n, m, start, code_cache)
-        sq_norms = [steps.sq_norm(x) for x in views]
+        st = updates.init_state(dims, widths, n, m, start, code_cache)
+        sq_norms = [sq_norm(x) for x in views]
         rows = [w[0].shape[0] for w in st.w]
         with blas_single():
-            st.xz = [steps.padded_xz(x, st.zt, r) for x, r in zip(views, rows, strict=True)]
+            st.xz = [updates.padded_xz(x, st.zt, r) for x, r in zip(views, rows, strict=True)]
         hist: list[float] = []
         extra: dict[str, list[float]] = {"weighted_norms": []}
         alphas: list[np.ndarray] = []
@@ -263,16 +265,16 @@ class MVSCHFD(BaseSolver):
             with blas_single():
                 if code_cache:
                     proj = [
-                        steps.w_sweep_code_cache(w, st.a, xz, st.cache)
+                        updates.w_sweep_code_cache(w, st.a, xz, st.cache)
                         for w, xz in zip(st.w, st.xz, strict=True)
                     ]
                 else:
-                    proj = [steps.w_sweep(w, st.a, xz) for w, xz in zip(st.w, st.xz, strict=True)]
-                steps.a_step(st, proj)
-                st.zt = steps.z_step(views, st)
-                st.xz = [steps.padded_xz(x, st.zt, r) for x, r in zip(views, rows, strict=True)]
-                f = steps.residual_norms(sq_norms, st)
-                st.alpha = steps.view_weights(f, self.alpha_rule)
+                    proj = [updates.w_sweep(w, st.a, xz) for w, xz in zip(st.w, st.xz, strict=True)]
+                updates.a_step(st, proj)
+                st.zt = updates.z_step(views, st)
+                st.xz = [updates.padded_xz(x, st.zt, r) for x, r in zip(views, rows, strict=True)]
+                f = updates.residual_norms(sq_norms, st)
+                st.alpha = updates.view_weights(f, self.alpha_rule)
             obj = float(np.sum(st.alpha**2 * f**2))
             hist.append(obj)
             alphas.append(st.alpha.copy())
@@ -287,16 +289,10 @@ class MVSCHFD(BaseSolver):
                 converged = True
                 break
         with blas_single():
-            emb = row_normalize(steps.embedding(st.zt, self.embedding, c))
+            emb = row_normalize(updates.embedding(st.zt, self.embedding, c))
         msg = f"k-means ({self.kmeans_n_init} runs) on the singular vectors of Z"
-        km = kmeans_restarts_steps(emb, c, rng["postprocess_kmeans"], self.kmeans_n_init)
-        while True:
-            try:
-                frac = next(km)
-            except StopIteration as stop:
-                labels, _ = stop.value
-                break
-            yield rep.stage("postprocess", frac, msg)
+        km = kmeans_steps(emb, c, rng["postprocess_kmeans"], n_init=self.kmeans_n_init)
+        labels, _ = yield from rep.follow(km, "postprocess", msg)
         alpha2 = st.alpha**2
         return FitResult(
             labels=labels,

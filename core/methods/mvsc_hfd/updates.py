@@ -17,12 +17,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import scipy.sparse as sp
 
 from core.data.dataset import View
-from core.methods.alpc.updates import data_dot, xt_dot
 from core.methods.params import ParamError
 from core.numerics.linalg import polar, project_simplex_rows
+from core.numerics.view_products import data_dot, xt_dot
 
 __all__ = [
     "HFDState",
@@ -219,8 +218,3 @@ def embedding(zt: np.ndarray, kind: str, k: int) -> np.ndarray:
     u = u[:, keep]
     signs = np.sign(u[np.argmax(np.abs(u), axis=0), np.arange(u.shape[1])])
     return u * np.where(signs == 0, 1.0, signs)
-
-
-def sq_norm(x: View) -> float:
-    data = x.data if sp.issparse(x) else x
-    return float(np.vdot(data, data))

@@ -37,9 +37,9 @@ from core.methods.rgmvc.updates import (
     DenseProblem,
     SparseProblem,
     reduced_gradient_step,
-    spectral_embedding,
-    spectral_labels,
 )
+from core.numerics.kmeans import kmeans_labels
+from core.numerics.spectral import graph_spectral_embedding
 
 log = logging.getLogger(__name__)
 
@@ -334,8 +334,10 @@ class RGMVC(BaseSolver):
                 break
         w = prob.graph(gamma)
         yield rep.stage("postprocess", 1.0, "spectral clustering of (G + Gᵀ)/2")
-        embedding = spectral_embedding(w, c, rng["svds_v0"])
-        labels = spectral_labels(embedding, c, rng["postprocess_kmeans"], self.n_init)
+        embedding = graph_spectral_embedding(w, c, rng["svds_v0"])
+        labels = kmeans_labels(
+            embedding, c, rng["postprocess_kmeans"], n_init=self.n_init, normalize=False
+        )
         full = _full(gamma, active, nv)
         attrs: dict[str, Any] = {
             "path_": path,

@@ -6,7 +6,6 @@
   solved again, so both give the same G).
 * :func:`reduced_gradient_step`: SimpleMKL's reduced gradient with boundary chasing and a
   golden-section line search; F never increases.
-* :func:`spectral_labels`: normalised spectral clustering on ``W = (G + Gᵀ)/2``.
 """
 
 from __future__ import annotations
@@ -15,24 +14,17 @@ from collections.abc import Callable, Generator
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import eigsh
 
 from core.data.dataset import View
 from core.methods.rgmvc.jit_graph import dense_graph_solve, sparse_graph_solve
 from core.methods.rgmvc.kernel_matrices import KernelChain, select_candidates
 from core.numerics.graphs import row_sq_norms
-from core.numerics.linalg import row_normalize
-from core.numerics.spectral import kmeans_labels
 
 __all__ = [
     "DenseProblem",
     "SparseProblem",
     "reduced_gradient_step",
-    "spectral_embedding",
-    "spectral_labels",
 ]
-
-DENSE_EIG_MAX = 3000  # spec §8: dense eigh up to this n
 
 
 class _CachedSolves:
@@ -289,28 +281,3 @@ def reduced_gradient_step(
         out[out <= zero] = 0.0
         return out, float(costs[best])
     return gamma, float(cost_min)
-
-
-def spectral_embedding(w: sp.csr_matrix, c: int, rng: np.random.Generator) -> np.ndarray:
-    """Top-c eigenvectors of D^{-1/2} W D^{-1/2}, rows L2-normalised (spec §8)."""
-    n = w.shape[0]
-    deg = np.asarray(w.sum(axis=1)).ravel()
-    inv = np.where(deg > 0, 1.0 / np.sqrt(np.maximum(deg, 1e-300)), 0.0)
-    lap = sp.diags(inv) @ w @ sp.diags(inv)
-    if n <= DENSE_EIG_MAX or c >= n - 1:
-        dense = lap.toarray()
-        vals, vecs = np.linalg.eigh((dense + dense.T) / 2)
-        h = vecs[:, np.argsort(vals)[::-1][:c]]
-    else:
-        v0 = rng.uniform(-1, 1, size=n)
-        vals, vecs = eigsh(sp.csr_matrix(lap), k=c, which="LA", v0=v0)
-        h = vecs[:, np.argsort(vals)[::-1]]
-    return row_normalize(h)
-
-
-def spectral_labels(
-    embedding: np.ndarray, c: int, rng: np.random.Generator, n_init: int = 50
-) -> np.ndarray:
-    """k-means (n_init replicates, max_iter 100, best inertia) on the embedding rows; above
-    20k rows the replicates run on a subsample, then one run refines on all rows."""
-    return kmeans_labels(embedding, c, rng, n_init=n_init, normalize=False)

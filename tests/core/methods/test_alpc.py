@@ -9,7 +9,7 @@ import scipy.sparse as sp
 
 from conftest import make_blobs_views
 from core.methods import ALPC
-from core.methods.alpc import updates as steps
+from core.methods.alpc import updates
 from core.numerics.metrics import accuracy
 
 
@@ -33,13 +33,13 @@ def test_first_iteration_is_the_known_closed_form(blobs):
     """From A = R = 0: Z = 0, A_v = U_vP₀ = I_{d×c}P₀, P = V·P₀/λ1 (code P-step), R = 0."""
     views, _ = blobs
     c, m, lam1 = 3, 2, 7.0
-    st = steps.init_state([x.shape[1] for x in views], 120, c, m)
-    p0 = steps.block_indicator(c, m)
-    steps.z_step(views, st, 0.1, "none")
-    steps.a_step(views, st, lam1, orthonormal=False)
-    steps.u_step(st)
-    steps.p_step(st, lam1, 0.1, exact=False)
-    steps.r_step(st)
+    st = updates.init_state([x.shape[1] for x in views], 120, c, m)
+    p0 = updates.block_indicator(c, m)
+    updates.z_step(views, st, 0.1, "none")
+    updates.a_step(views, st, lam1, orthonormal=False)
+    updates.u_step(st)
+    updates.p_step(st, lam1, 0.1, exact=False)
+    updates.r_step(st)
     assert not st.zt.any() and not st.rt.any()
     for x, a in zip(views, st.a, strict=True):
         np.testing.assert_allclose(a, np.eye(x.shape[1], c) @ p0, atol=1e-12)
@@ -89,7 +89,7 @@ def test_simplex_fista_satisfies_the_kkt_conditions():
     b = g.normal(size=(8, 5))
     h = b.T @ b + 0.1 * np.eye(5)
     rhs = g.normal(size=(30, 5))
-    z = steps._simplex_fista(h, rhs, np.full((30, 5), 0.2), 5000)
+    z = updates._simplex_fista(h, rhs, np.full((30, 5), 0.2), 5000)
     grad = 2 * (z @ h - rhs)
     for zi, gi in zip(z, grad, strict=True):
         support = zi > 1e-9
@@ -141,11 +141,11 @@ def test_gram_path_matches_the_direct_path(blobs, monkeypatch, dense):
     views, _ = blobs
     if not dense:
         views = [sp.csr_matrix(np.where(np.abs(x) > 2, x, 0.0)) for x in views]
-    assert steps.use_gram(120, [6, 9, 12])
+    assert updates.use_gram(120, [6, 9, 12])
     # few iterations: later on the code formulation amplifies round-off (see test above)
     kw = {"anchors_per_cluster": 2, "lambda1": 3.0, "max_iter": 5, "tol": 0.0}
     gram = ALPC(3, **kw).fit(views)
-    monkeypatch.setattr(steps, "GRAM_MAX_DIM", 0)
+    monkeypatch.setattr(updates, "GRAM_MAX_DIM", 0)
     direct = ALPC(3, **kw).fit(views)
     np.testing.assert_allclose(gram.objective_history_, direct.objective_history_, rtol=1e-7)
     # anchors of one group are near-duplicates, so single columns of Z are ill-determined

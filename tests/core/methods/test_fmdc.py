@@ -127,7 +127,7 @@ def test_sketched_bkhk_gives_balanced_groups_and_equal_quality():
 
 
 def test_kmeans_on_large_embeddings_uses_a_subsample_and_still_finds_clusters():
-    from core.numerics.spectral import kmeans_labels
+    from core.numerics.kmeans import kmeans_labels
 
     g = np.random.default_rng(0)
     labels = np.repeat(np.arange(4), 3000)

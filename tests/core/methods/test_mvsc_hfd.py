@@ -9,7 +9,7 @@ import scipy.sparse as sp
 
 from conftest import make_blobs_views
 from core.methods import MVSCHFD
-from core.methods.mvsc_hfd import updates as steps
+from core.methods.mvsc_hfd import updates
 from core.methods.params import ParamError
 from core.numerics.linalg import polar
 from core.numerics.metrics import accuracy
@@ -31,16 +31,16 @@ def _product(layers):
 def test_layer_widths_follow_the_code_and_paper_rules():
     # authors' rule on MSRCV1: d_min = 48, k = 7, δ = 5 -> step ⌊41/5⌋ = 8
     dims = (1302, 48, 512, 100, 256, 210)
-    assert steps.layer_widths(dims, 7, 5) == [[39, 31, 23, 15, 7]] * 6
-    assert steps.layer_widths(dims, 7, 1) == [[7]] * 6
-    per_view = steps.layer_widths((100, 40), 10, 3, "per_view")
+    assert updates.layer_widths(dims, 7, 5) == [[39, 31, 23, 15, 7]] * 6
+    assert updates.layer_widths(dims, 7, 1) == [[7]] * 6
+    per_view = updates.layer_widths((100, 40), 10, 3, "per_view")
     assert per_view == [[70, 40, 10], [30, 20, 10]]
-    assert steps.layer_widths((100, 40), 10, 4, first_width=34) == [[34, 26, 18, 10]] * 2
+    assert updates.layer_widths((100, 40), 10, 4, first_width=34) == [[34, 26, 18, 10]] * 2
     # a view narrower than l_δ is zero-padded: widths computed with max(d_min, k)
-    assert steps.layer_widths((6, 50), 10, 3) == [[10, 10, 10]] * 2
-    assert steps.layer_widths((5000, 4000), 10, 2)[0][0] == steps.WIDTH_CAP
+    assert updates.layer_widths((6, 50), 10, 3) == [[10, 10, 10]] * 2
+    assert updates.layer_widths((5000, 4000), 10, 2)[0][0] == updates.WIDTH_CAP
     with pytest.raises(ParamError, match="'first_width'"):
-        steps.layer_widths((100, 40), 10, 3, first_width=60)
+        updates.layer_widths((100, 40), 10, 3, first_width=60)
 
 
 @pytest.mark.parametrize("w_update", ["code_cache", "exact"])
@@ -79,10 +79,10 @@ def test_exact_w_step_collapses_to_one_projection(blobs):
         np.testing.assert_array_equal(r.labels_, runs[0].labels_)
     # one sweep by hand from the start: P_vA = polar(X_vZ₀ᵀ)
     x = views[0]
-    widths = steps.layer_widths([20], 3, 4)
-    st = steps.init_state([20], widths, 150, 3, np.arange(3))
-    xz = steps.padded_xz(x, st.zt, 20)
-    b = steps.w_sweep(st.w[0], st.a, xz)
+    widths = updates.layer_widths([20], 3, 4)
+    st = updates.init_state([20], widths, 150, 3, np.arange(3))
+    xz = updates.padded_xz(x, st.zt, 20)
+    b = updates.w_sweep(st.w[0], st.a, xz)
     np.testing.assert_allclose(_product(st.w[0]) @ st.a, polar(xz), atol=1e-10)
     np.testing.assert_allclose(b, _product(st.w[0]).T @ xz, atol=1e-10)
     cached = MVSCHFD(3, depth=1, w_update="code_cache", max_iter=6).fit(views)

@@ -11,7 +11,7 @@ from core.data.demo import make_blobs_noisy_view
 from core.methods import REGISTRY
 from mvc_gui.model.teaching_texts import HIGHLIGHT, describe_state, method_text, render_html
 from resources import resource_path
-from tests.mvc_gui.conftest import FakeSolver
+from tests.mvc_gui.fake_solver import FakeSolver
 
 REAL_METHODS = [name for name in REGISTRY if name != "fake"]
 
