@@ -24,9 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from _common import DOCS, git_rev, machine  # noqa: E402
+from core.data.atomic import atomic_write  # noqa: E402
 from core.data.demo import load_demo  # noqa: E402
 from core.experiments.robustness import Robustness, method_params, run_robustness  # noqa: E402
-from core.records.runs import atomic_write  # noqa: E402
 
 METHODS = {"fmdc": "auto", "rg-mvc": "zscore"}  # preprocessing of each method's quality cases
 NOISY = [1, 3]  # 0-based: views 2 and 4 (even-numbered, as in the paper)

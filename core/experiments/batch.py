@@ -44,7 +44,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import core.numerics.jit.config  # noqa: F401  (numba's threading layer and cache folder, before numba loads)
-from core.records.runs import atomic_write
+from core.data.atomic import atomic_write
 
 __all__ = [
     "LABEL_SCORES",

@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from core.records.runs import RunResult, atomic_write, package_versions
+from core.data.atomic import atomic_write
+from core.records.runs import RunResult, package_versions
 from core.records.svg_charts import (
     REPORT_CSS,
     ReportFigure,

@@ -14,7 +14,6 @@ import io
 import json
 import os
 import platform
-import tempfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -24,9 +23,10 @@ from typing import Any
 
 import numpy as np
 
+from core.data.atomic import atomic_write
 from core.numerics.metrics import all_metrics
 
-__all__ = ["RunResult", "atomic_write", "package_versions", "write_labels_csv", "write_run_json"]
+__all__ = ["RunResult", "package_versions", "write_labels_csv", "write_run_json"]
 
 _PACKAGES = ("mvc-studio", "numpy", "scipy", "numba", "scikit-learn", "h5py", "openTSNE")
 
@@ -44,35 +44,6 @@ def _package_versions() -> dict[str, str]:
         with contextlib.suppress(metadata.PackageNotFoundError):
             out[name] = metadata.version(name)
     return out
-
-
-def _read_umask() -> int:
-    """The process umask, read once at import (os.umask both reads and sets it, which is
-    not safe once worker threads create files)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-_UMASK = _read_umask()
-
-
-def atomic_write(path: str | os.PathLike[str], text: str) -> Path:
-    """Write text to ``path`` via a temporary file in the same folder and a rename."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        # mkstemp makes the file private (0600); give it the mode a plain open() would
-        os.chmod(tmp, 0o666 & ~_UMASK)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return target
 
 
 def _jsonable(x: Any) -> Any:

@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from core.records.runs import RunResult, _jsonable, atomic_write, package_versions
+from core.data.atomic import atomic_write
+from core.records.runs import RunResult, _jsonable, package_versions
 
 __all__ = [
     "FORMAT", "VERSION", "DataSource", "SessionFileError", "SessionState", "StoredRun",

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
 from pathlib import Path
 
 import pyqtgraph as pg
@@ -14,7 +12,7 @@ from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
-from core.records.runs import atomic_write
+from core.data.atomic import atomic_path, atomic_write
 from mvc_gui.resources import icon
 
 __all__ = ["PlotBox", "export_item"]
@@ -29,15 +27,9 @@ def export_item(path: str | os.PathLike[str], item: object) -> Path:
     width = int(exporter.params["width"])
     exporter.params["width"] = max(2 * width, 2)
     image = exporter.export(toBytes=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".png", dir=target.parent)
-    os.close(fd)
-    try:
-        if not image.save(tmp, "PNG"):
+    with atomic_path(target, suffix=".png") as tmp:
+        if not image.save(str(tmp), "PNG"):
             raise OSError(f"could not write {target}")
-        os.replace(tmp, target)
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
     return target
 
 

@@ -31,8 +31,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.data.atomic import atomic_write
 from core.experiments.compare import table_csv
-from core.records.runs import atomic_write
 from mvc_gui.model.run_entries import RunEntry, data_key
 from mvc_gui.model.run_history import RunHistory
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from core.records.runs import RunResult, atomic_write, write_labels_csv, write_run_json
+from core.data.atomic import atomic_write
+from core.records.runs import RunResult, write_labels_csv, write_run_json
 
 __all__ = ["export_labels", "export_run", "export_selection"]
 

@@ -14,10 +14,8 @@ MATLAB file; a file written by :func:`scipy.sparse.save_npz` is read as a single
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import tempfile
 import zipfile
 import zlib
 from pathlib import Path
@@ -25,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from core.data.atomic import open_atomic
 from core.data.dataset import DataError, MultiViewDataset
 from core.data.io.assemble import RawView, as_strings, assemble_dataset, parse_labels
 from core.data.io.variables import LABEL_NAMES, build_dataset
@@ -151,7 +150,7 @@ def save_npz(dataset: MultiViewDataset, path: str | os.PathLike[str]) -> Path:
     """Write a dataset as a compressed ``.npz`` archive, atomically.
 
     The archive is written to a temporary file in the same folder and moved over ``path``
-    with :func:`os.replace`, so a crash never leaves a half-written file behind.
+    (:mod:`core.data.atomic`), so a crash never leaves a half-written file behind.
 
     Parameters
     ----------
@@ -182,17 +181,6 @@ def save_npz(dataset: MultiViewDataset, path: str | os.PathLike[str]) -> Path:
     if dataset.class_names:
         arrays["class_names"] = np.asarray([str(s) for s in dataset.class_names], dtype=str)
     arrays["name"] = np.asarray(str(dataset.name))
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez_compressed(fh, **arrays)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    with open_atomic(path, "wb") as fh:
+        np.savez_compressed(fh, **arrays)
     return path

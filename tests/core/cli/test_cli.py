@@ -99,7 +99,7 @@ def test_written_files_get_the_usual_permissions(tmp_path):
     import os
     import stat
 
-    from core.records.runs import atomic_write
+    from core.data.atomic import atomic_write
 
     mask = os.umask(0o022)
     os.umask(mask)
