@@ -22,7 +22,7 @@ from core.cli.data_args import add_data_args, load_data, select_views
 from core.cli.params import add_param_flags, collect_params
 from core.data.dataset import DataError, MultiViewDataset
 from core.data.preprocessing import preprocess
-from core.experiments.batch import BatchPlan
+from core.experiments.plan import BatchPlan
 from core.experiments.robustness import NOISE_SCALES, Robustness, method_params, run_robustness
 from core.experiments.sweep import (
     Sweep,

@@ -23,7 +23,7 @@ from core.cli.params import add_param_flags, collect_params
 from core.data.dataset import DataError, MultiViewDataset
 from core.data.preprocessing import preprocess
 from core.methods import REGISTRY
-from core.methods.base import IterationState
+from core.methods.base import IterationState, normalized_weights
 from core.methods.params import ParamError
 from core.records.report import check_report_path, write_report
 from core.records.runs import RunResult, write_labels_csv, write_run_json
@@ -166,8 +166,7 @@ def _print_summary(result: RunResult, solver: object, out: TextIO) -> None:
         f"{result.timings.get('total', 0):.2f} s\n"
     )
     if result.view_weights is not None:
-        w = np.asarray(result.view_weights)
-        w = w / w.sum() if w.sum() > 0 else w
+        w = normalized_weights(result.view_weights)
         out.write(
             "view weights: "
             + ", ".join(f"{n}={x:.3f}" for n, x in zip(result.view_names, w, strict=False))

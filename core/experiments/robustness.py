@@ -32,7 +32,9 @@ import scipy.sparse as sp
 
 from core.data.dataset import DataError, View
 from core.data.preprocessing import choose_auto, preprocess
-from core.experiments.batch import BatchPlan, CancelCheck, CancelFlag, finite, fit_and_score
+from core.experiments.parallel import CancelCheck, CancelFlag
+from core.experiments.plan import BatchPlan, finite
+from core.experiments.scoring import fit_and_score
 from core.methods import REGISTRY
 from core.numerics.metrics import adjusted_rand
 

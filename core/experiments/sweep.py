@@ -1,14 +1,13 @@
 """Parameter sweeps: one method over a grid of parameter values (and seeds), in parallel.
 
 ``parse_grid("n_anchors=16,32,64", "fmdc")`` reads one grid axis with the method's ParamSpec
-(the values are parsed and range-checked like ``mvc run`` flags; ``lo:hi:count`` spans a
-range, geometric for log-scale parameters). :class:`Sweep` is the plan (one cell per
-combination of axis values and seed) and collects the rows as they arrive; ``run_sweep``
-runs the cells through :func:`core.experiments.batch.run_batch`. A row holds the cell's parameters,
-the
-scores (ACC / NMI / ARI / purity with true labels; always the final objective and the
-silhouette; the stability across seeds when there are several), time, iterations and the
-error text of a failed cell.
+(the values are parsed and range-checked like ``mvc run`` flags; ``lo:hi:count`` spans a range,
+geometric for log-scale parameters). :class:`Sweep` is the plan (one cell per combination of
+axis values and seed) and collects the rows as they arrive; ``run_sweep`` runs the cells through
+:func:`core.experiments.parallel.run_batch`. A row holds the cell's parameters, the scores (ACC
+/ NMI / ARI / purity with true labels; always the final objective and the silhouette; the
+stability across seeds when there are several), time, iterations and the error text of a failed
+cell.
 """
 
 from __future__ import annotations
@@ -21,14 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from core.experiments.batch import (
-    LABEL_SCORES,
-    BatchPlan,
-    CancelCheck,
-    CancelFlag,
-    finite,
-    fit_and_score,
-)
+from core.experiments.parallel import CancelCheck, CancelFlag
+from core.experiments.plan import BatchPlan, finite
+from core.experiments.scoring import LABEL_SCORES, fit_and_score
 from core.methods import REGISTRY
 from core.methods.params import Param, ParamError
 from core.numerics.metrics import adjusted_rand

@@ -29,6 +29,7 @@ __all__ = [
     "FitResult",
     "IterationState",
     "Reporter",
+    "normalized_weights",
     "register",
     "seed_streams",
 ]
@@ -151,7 +152,7 @@ class Reporter:
             stage="iterating",
             iteration=it,
             objective=None if objective is None else float(objective),
-            view_weights=None if view_weights is None else _normalised(view_weights),
+            view_weights=None if view_weights is None else normalized_weights(view_weights),
             labels=None if labels is None else np.array(labels, dtype=np.int64),
             progress=self._advance(frac),
             elapsed=time.perf_counter() - self.t0,
@@ -164,7 +165,8 @@ class Reporter:
         return time.perf_counter() - self.t0
 
 
-def _normalised(w: np.ndarray) -> np.ndarray:
+def normalized_weights(w: Sequence[float] | np.ndarray) -> np.ndarray:
+    """View weights as shares that sum to 1 (a copy; unchanged when they sum to 0)."""
     w = np.array(w, dtype=np.float64).ravel()
     s = w.sum()
     return w / s if s > 0 else w
@@ -278,7 +280,9 @@ class BaseSolver(ClusterMixin, BaseEstimator):
             stage="done",
             iteration=result.n_iter,
             objective=result.objective_history[-1] if result.objective_history else None,
-            view_weights=None if result.view_weights is None else _normalised(result.view_weights),
+            view_weights=None
+            if result.view_weights is None
+            else normalized_weights(result.view_weights),
             labels=result.labels.copy(),
             progress=1.0,
             elapsed=total,

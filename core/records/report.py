@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from core.data.atomic import atomic_write
+from core.methods.base import normalized_weights
 from core.records.runs import RunResult, package_versions
 from core.records.svg_charts import (
     REPORT_CSS,
@@ -279,8 +280,7 @@ def _results_section(result: RunResult, summary: Mapping | None, colors: Sequenc
     )
     pair = []
     if result.view_weights:
-        w = np.asarray(result.view_weights, dtype=float)
-        w = w / w.sum() if w.sum() > 0 else w
+        w = normalized_weights(result.view_weights)
         names = list(result.view_names) or [f"view {i + 1}" for i in range(w.size)]
         title = "View weights (sum 1)"
         chart = bar_chart(w, names, title=title, y_label="weight", css_class="weights")

@@ -1,11 +1,11 @@
 """Session files (Qt-free): the data source, the user's choices and the run history as JSON.
 
 A session file lets a teacher prepare a class in advance: reopening it loads the same data,
-restores the view selection, preprocessing, method and parameters, and the runs (labels,
-curves, metrics), which can then be shown and compared without rerunning. The schema is
-documented in ``docs/sessions.md``; :func:`load_session` checks it and raises
-:class:`SessionFileError` with a message that names the offending key. Files are written
-atomically (``core.records.runs.atomic_write``).
+restores the view selection, preprocessing, method and parameters, and the runs (labels, curves,
+metrics), which can then be shown and compared without rerunning. The schema is documented in
+``docs/sessions.md``; :func:`load_session` checks it and raises :class:`SessionFileError` with a
+message that names the offending key. Files are written atomically
+(``core.records.runs.atomic_write``).
 """
 
 from __future__ import annotations

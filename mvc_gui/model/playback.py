@@ -1,23 +1,22 @@
 """Recorded per-iteration snapshots of a run, and the frame shown at a playback position.
 
 Qt-free. :class:`SnapshotRecorder` lives in :class:`~mvc_gui.model.run_history.RunHistory` and
-records
-one :class:`Snapshot` per optimisation iteration (stage ``"iterating"``) and one for the
+records one :class:`Snapshot` per optimisation iteration (stage ``"iterating"``) and one for the
 final state: iteration, stage, objective, view weights, metrics and the solver's secondary
 scalars (``extras``). Labels and heat maps are large, so they are stored apart:
 
-* labels only when they differ from the previously stored labelling, in the smallest
-  integer dtype that holds them (``uint8`` up to 256 clusters: 100 kB at n = 100,000);
+* labels only when they differ from the previously stored labelling, in the smallest integer
+  dtype that holds them (``uint8`` up to 256 clusters: 100 kB at n = 100,000);
 * heat-map images only when the worker produced one (at most every 0.5 s, see
   :class:`~mvc_gui.model.run_history.FrameBuilder`).
 
-Both stores are capped (:data:`LABEL_LIMITS`, :data:`HEAT_LIMITS`: a number of entries and
-a byte budget). Past the cap every second stored entry is dropped, keeping the first and
-the newest, so what remains stays evenly spread over the run; a snapshot whose labels were
-dropped is shown with the nearest earlier stored labelling, and the frame says so.
-A 100,000-sample run with 100 iterations whose labels change every time therefore keeps
-all 100 labellings (10 MB); with 10,000 iterations it keeps between 128 and 256 of them.
-The snapshots themselves hold only scalars and the V view weights (under 1 kB each).
+Both stores are capped (:data:`LABEL_LIMITS`, :data:`HEAT_LIMITS`: a number of entries and a
+byte budget). Past the cap every second stored entry is dropped, keeping the first and the
+newest, so what remains stays evenly spread over the run; a snapshot whose labels were dropped
+is shown with the nearest earlier stored labelling, and the frame says so. A 100,000-sample run
+with 100 iterations whose labels change every time therefore keeps all 100 labellings (10 MB);
+with 10,000 iterations it keeps between 128 and 256 of them. The snapshots themselves hold only
+scalars and the V view weights (under 1 kB each).
 """
 
 from __future__ import annotations

@@ -2,8 +2,7 @@
 
 ``run_solver`` prepares the views, drives ``solver.iterate`` and turns every state into a
 :class:`~mvc_gui.model.run_history.Frame` handed to ``push``; between states it asks ``control``
-whether
-to continue (pause, step and stop live there). It returns a :class:`RunEnd`.
+whether to continue (pause, step and stop live there). It returns a :class:`RunEnd`.
 """
 
 from __future__ import annotations

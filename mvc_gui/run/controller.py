@@ -2,15 +2,14 @@
 
 Signals (all emitted in the GUI thread):
 
-* ``run_started(history)``; ``iteration_done(history)`` at most ~15 times per second and
-  always once more for the last state; ``run_finished(history)`` with ``history.result``
-  (a :class:`core.records.runs.RunResult`); ``run_stopped(history)``; ``run_failed(message,
-  details)``;
-  ``busy_changed(bool)``; ``paused_changed(bool)``.
+* ``run_started(history)``; ``iteration_done(history)`` at most ~15 times per second and always
+  once more for the last state; ``run_finished(history)`` with ``history.result`` (a
+  :class:`core.records.runs.RunResult`); ``run_stopped(history)``; ``run_failed(message,
+  details)``; ``busy_changed(bool)``; ``paused_changed(bool)``.
 
-Frames of a stopped or superseded run are dropped by run id, so they never reach a plot.
-A new run while the previous thread is still finishing is queued until that thread ends:
-only one solver runs at a time (numba parallel kernels are not re-entrant).
+Frames of a stopped or superseded run are dropped by run id, so they never reach a plot. A new
+run while the previous thread is still finishing is queued until that thread ends: only one
+solver runs at a time (numba parallel kernels are not re-entrant).
 
 By default the solver runs in a child process (``mvc_gui.run.solver_process``): its GIL-holding
 C code then cannot stall the window, and Stop can terminate it even inside a long kernel.

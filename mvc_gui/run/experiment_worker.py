@@ -1,12 +1,11 @@
 """A background thread that drives a sweep or a robustness experiment (joblib inside).
 
-The GUI thread never waits on it: each finished run arrives as ``row_ready(index, row)`` and
-the end as ``ended(status, message, details)`` with status "finished", "cancelled" or
-"failed" (both queued to the GUI thread because they are emitted from this thread).
-``cancel()`` sets the batch's :class:`~core.experiments.batch.CancelFlag`: running jobs stop at
-their
-next solver state, queued ones are dropped. The thread plumbing (start, join, emitting to a
-window that may be gone) is the other workers' ``_ThreadWorker``.
+The GUI thread never waits on it: each finished run arrives as ``row_ready(index, row)`` and the
+end as ``ended(status, message, details)`` with status "finished", "cancelled" or "failed" (both
+queued to the GUI thread because they are emitted from this thread). ``cancel()`` sets the
+batch's :class:`~core.experiments.parallel.CancelFlag`: running jobs stop at their next solver
+state, queued ones are dropped. The thread plumbing (start, join, emitting to a window that may
+be gone) is the other workers' ``_ThreadWorker``.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from core.experiments.batch import CancelFlag
+from core.experiments.parallel import CancelFlag
 from mvc_gui.run.workers import _ThreadWorker
 
 __all__ = ["ExperimentWorker"]

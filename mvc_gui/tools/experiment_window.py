@@ -1,9 +1,8 @@
 """The frame shared by the experiment windows (Tools > Parameter sweep, Tools > Noise robustness).
 
-A plan (:class:`core.experiments.batch.BatchPlan`) runs in an :class:`ExperimentWorker` thread, so
-the
-window stays responsive. This base class owns the Start / Cancel / Export CSV buttons, the
-progress bar and status line, the warnings about failed runs as they arrive, plot export,
+A plan (:class:`core.experiments.plan.BatchPlan`) runs in an :class:`ExperimentWorker` thread,
+so the window stays responsive. This base class owns the Start / Cancel / Export CSV buttons,
+the progress bar and status line, the warnings about failed runs as they arrive, plot export,
 and cancelling when the window or the main window closes. A subclass builds its inputs and
 plots, and fills in the hooks: ``_make_plan``, ``_begin`` (reset the plots, return the job),
 ``_inputs``, ``_row_added`` and ``_csv_name`` (``refresh``, ``_sync`` and ``_end_text`` are
@@ -30,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.data.dataset import DataError
-from core.experiments.batch import BatchPlan
+from core.experiments.plan import BatchPlan
 from core.methods.params import ParamError
 from mvc_gui.panels.message_bar import MessageBar
 from mvc_gui.run.experiment_worker import ExperimentWorker, Job

@@ -1,10 +1,9 @@
 """Tools > Noise robustness: score and view weights against Gaussian noise on chosen views.
 
 The RG-MVC experiment for any methods: Gaussian noise (level x each feature's std, on 80 % of
-the entries; ``core.experiments.robustness``) on the ticked views, every method rerun per level and
-seed
-in an :class:`ExperimentWorker` thread (joblib inside). Left: the score against the noise
-level, one line per method (mean over seeds, error bars one std). Right: each method's
+the entries; ``core.experiments.robustness``) on the ticked views, every method rerun per level
+and seed in an :class:`ExperimentWorker` thread (joblib inside). Left: the score against the
+noise level, one line per method (mean over seeds, error bars one std). Right: each method's
 learned view weights against the level, one line per view.
 """
 

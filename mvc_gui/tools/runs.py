@@ -1,15 +1,13 @@
 """The run history dock ("Runs"): every finished or stopped run of the session, in a table.
 
-Each row keeps the run's :class:`~mvc_gui.model.run_history.RunHistory` (labels, curves, heat map),
-so a
-run can be shown again in every plot without rerunning (double-click or **Show**), two runs
-can be compared (**Compare**, see :mod:`mvc_gui.tools.compare`), a run's parameters can be
-put back into the method panel (**Use parameters**), and the table exported as CSV.
+Each row keeps the run's :class:`~mvc_gui.model.run_history.RunHistory` (labels, curves, heat
+map), so a run can be shown again in every plot without rerunning (double-click or **Show**),
+two runs can be compared (**Compare**, see :mod:`mvc_gui.tools.compare`), a run's parameters can
+be put back into the method panel (**Use parameters**), and the table exported as CSV.
 
-Memory stays bounded: at most :data:`MAX_RUNS` runs (the oldest are dropped, with a note),
-the anchor graph of a kept run is released (its heat-map image stays), and the playback
-snapshots of older runs are released once all kept runs hold more than
-:data:`SNAPSHOT_BUDGET` bytes of them.
+Memory stays bounded: at most :data:`MAX_RUNS` runs (the oldest are dropped, with a note), the
+anchor graph of a kept run is released (its heat-map image stays), and the playback snapshots of
+older runs are released once all kept runs hold more than :data:`SNAPSHOT_BUDGET` bytes of them.
 """
 
 from __future__ import annotations

@@ -1,17 +1,16 @@
 """MATLAB ``.mat`` files: v4/v5/v7 through :func:`scipy.io.loadmat`, v7.3 (HDF5) through h5py.
 
-Both readers return the file's variables in their MATLAB shape (a 1 x 5 cell stays 1 x 5,
-an ``n x d`` matrix stays ``n x d``) so that :mod:`core.data.io.variables` can decide which are
-views
-and labels. Cells are object arrays, text is ``str``, structs are ``dict`` (contents not
-read), sparse matrices stay sparse.
+Both readers return the file's variables in their MATLAB shape (a 1 x 5 cell stays 1 x 5, an ``n
+x d`` matrix stays ``n x d``) so that :mod:`core.data.io.variables` can decide which are views
+and labels. Cells are object arrays, text is ``str``, structs are ``dict`` (contents not read),
+sparse matrices stay sparse.
 
 A v5 file that :func:`scipy.io.loadmat` cannot read (for example junk bytes after the last
-variable, or a truncated last variable) is read again element by element: every top-level
-data element is copied, with the file header, into an in-memory file that ``loadmat`` reads
-on its own. Reading stops at the first element whose tag is not a MATLAB array or that runs
-past the end of the file; what was skipped is reported as a warning. A recovered file that
-lacks views or labels is rejected by :func:`core.data.io.load_dataset`.
+variable, or a truncated last variable) is read again element by element: every top-level data
+element is copied, with the file header, into an in-memory file that ``loadmat`` reads on its
+own. Reading stops at the first element whose tag is not a MATLAB array or that runs past the
+end of the file; what was skipped is reported as a warning. A recovered file that lacks views or
+labels is rejected by :func:`core.data.io.load_dataset`.
 """
 
 from __future__ import annotations

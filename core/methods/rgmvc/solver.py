@@ -1,8 +1,7 @@
 """RG-MVC: robust graph-based multi-view clustering (Liang et al., AAAI 2022).
 
-Spec: rgmvc.md. Kernels per view (:mod:`core.methods.rgmvc.kernel_matrices`), the min-max model and
-the
-reduced-gradient solver (:mod:`core.methods.rgmvc.updates`), numba kernels in
+Spec: rgmvc.md. Kernels per view (:mod:`core.methods.rgmvc.kernel_matrices`), the min-max model
+and the reduced-gradient solver (:mod:`core.methods.rgmvc.updates`), numba kernels in
 :mod:`core.methods.rgmvc.jit_graph`.
 """
 

@@ -12,7 +12,7 @@ import pytest
 import scipy.io
 
 from core.cli.main import main
-from core.experiments.batch import CancelFlag
+from core.experiments.parallel import CancelFlag
 from core.experiments.sweep import Sweep, default_values, parse_grid, parse_seeds, run_sweep
 from core.methods.base import COMMON_PARAMS, REGISTRY, BaseSolver, FitResult
 from core.methods.params import Param, ParamError, ParamSpec

@@ -1,5 +1,4 @@
-"""Session files: schema, round trip, compact labels and clear errors
-(core.records.session_file)."""
+"""Session files: schema, round trip, compact labels and clear errors."""
 
 from __future__ import annotations
 
