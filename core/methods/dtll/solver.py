@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Generator
-from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -19,29 +18,23 @@ from core.methods.base import (
     register,
     seed_streams,
 )
+from core.methods.dtll.alm import MU0, AlmParams, AlmState, alm_step
 from core.methods.dtll.updates import (
-    alpha_step,
     anchor_count,
     anchor_indices_steps,
-    forward_stage,
-    label_step,
     nnz_rows,
-    nuclear_gradient,
     shared_initial_labels_steps,
-    transmission,
     unpermute,
     weighted_vote,
 )
 from core.methods.params import Param, ParamError, ParamSpec
 from core.numerics.graphs import pkn_anchor_graph_steps
-from core.numerics.tensor import ORIENTATIONS, schatten_p_norm, schatten_prox
+from core.numerics.tensor import ORIENTATIONS
 from core.numerics.threads import blas_single
 
 log = logging.getLogger(__name__)
 
 __all__ = ["DTLL", "anchor_count"]  # anchor_count re-exported for the GUI
-
-MU0, RHO, MU_MAX = 1e-5, 1.1, 1e9  # ALM schedule of the paper's Algorithm 3.1
 
 
 @register
@@ -280,27 +273,35 @@ class DTLL(BaseSolver):
         )
         msg = f"{self.anchor_style.upper()}: {m} anchors"
         yield rep.stage("anchors", 0.0, msg)
-        sel = yield from forward_stage(
+        sel = yield from rep.follow(
             anchor_indices_steps(views, m, self.anchor_style, rng["anchors"]),
-            rep, "anchors", 0.0, 0.3, msg,
-        )  # fmt: skip
+            "anchors",
+            msg,
+            0.0,
+            0.3,
+        )
         graphs = []
         for i, x in enumerate(views):
             anchors = x[sel].toarray() if sp.issparse(x) else x[sel]
-            z = yield from forward_stage(
+            z = yield from rep.follow(
                 pkn_anchor_graph_steps(x, anchors, self.n_neighbors),
-                rep, "graph", 0.3 + 0.6 * i / nv, 0.3 + 0.6 * (i + 1) / nv,
+                "graph",
                 f"anchor graph of view {i + 1}/{nv}",
-            )  # fmt: skip
+                0.3 + 0.6 * i / nv,
+                0.3 + 0.6 * (i + 1) / nv,
+            )
             graphs.append(z.tocsr())
         # equal-weight consensus for the heat map while the labels move (final: learned α)
         yield rep.stage(
             "graph", 0.9, "consensus anchor graph", anchor_graph=(sum(graphs) / nv).tocsr()
         )
-        labels0 = yield from forward_stage(
+        labels0 = yield from rep.follow(
             shared_initial_labels_steps(graphs, c, self.init, rng["init"], rng["svds_v0"]),
-            rep, "init", 0.92, 1.0, "initial labels",
-        )  # fmt: skip
+            "init",
+            "initial labels",
+            0.92,
+            1.0,
+        )
         # FFT along the sample axis makes the tensor term depend on the sample order
         order = (
             np.argsort(labels0, kind="stable")
@@ -340,7 +341,7 @@ class DTLL(BaseSolver):
     ) -> Generator[IterationState, None, tuple]:
         """The ALM on rows permuted by ``order``; labels are returned in the original order."""
         n, nv, c = graphs[0].shape[0], len(graphs), self.n_clusters
-        st = _AlmState(
+        st = AlmState(
             rows=[nnz_rows(g) for g in graphs],
             view_labels=np.tile(labels0, (nv, 1)),
             big_g=np.zeros((n, c, nv)),
@@ -349,12 +350,15 @@ class DTLL(BaseSolver):
             alpha=np.full(nv, 1.0 / nv),
             mu=MU0,
         )
+        alm = AlmParams(
+            self.lam, self.schatten_p, self.weight_exponent, self.orientation, self.repair_empty
+        )
         history: list[float] = []
         extra: dict[str, list[float]] = {"residual": [], "changed": [], "repairs": [], "mu": []}
         converged, it = False, 0
         for it in range(1, self.max_iter + 1):
             with blas_single():
-                obj, step = self._alm_step(graphs, st)
+                obj, step = alm_step(graphs, st, c, alm)
             history.append(obj)
             for key, value in step.items():
                 extra[key].append(value)
@@ -370,57 +374,3 @@ class DTLL(BaseSolver):
                 break
         view_labels = np.stack([unpermute(lab, order) for lab in st.view_labels])
         return view_labels, st.alpha, history, extra, it, converged
-
-    def _alm_step(self, graphs: list[sp.csr_matrix], st: _AlmState) -> tuple[float, dict]:
-        """One iteration of Algorithm 3.1 in the order G → J → M → α → μ (spec §6)."""
-        n, nv, c = graphs[0].shape[0], len(graphs), self.n_clusters
-        lam, p, r = self.lam, self.schatten_p, self.weight_exponent
-        # G-step (Eq. 13-19): linearise ‖S_vᵀG_v‖_* at the current G_v, exact row argmax
-        changed = repairs = 0
-        weight = np.maximum(st.alpha, 1e-12) ** r
-        for v in range(nv):
-            h, _ = nuclear_gradient(transmission(graphs[v], st.rows[v], st.view_labels[v], c))
-            q = weight[v] * (graphs[v] @ h) + st.mu * st.big_j[:, :, v] - st.big_m[:, :, v]
-            new, fixed = label_step(q, self.repair_empty)
-            changed += int(np.count_nonzero(new != st.view_labels[v]))
-            repairs += fixed
-            st.view_labels[v] = new
-        st.big_g[:] = 0.0
-        for v in range(nv):
-            st.big_g[np.arange(n), st.view_labels[v], v] = 1.0
-        # J-step (Eq. 20-23) and M-step (Eq. 28)
-        st.big_j = schatten_prox(st.big_g + st.big_m / st.mu, lam / st.mu, p, self.orientation)
-        diff = st.big_g - st.big_j
-        residual = float(np.abs(diff).max())
-        st.big_m += st.mu * diff
-        # α-step (Eq. 26) with the new G, then μ
-        nuc = np.array(
-            [
-                nuclear_gradient(transmission(graphs[v], st.rows[v], st.view_labels[v], c))[1]
-                for v in range(nv)
-            ]
-        )
-        st.alpha = alpha_step(nuc, r)
-        st.mu = min(RHO * st.mu, MU_MAX)
-        tensor_term = schatten_p_norm(st.big_g, p, self.orientation)
-        obj = float(np.sum(st.alpha**r * nuc)) - lam * tensor_term
-        step = {
-            "residual": residual,
-            "changed": float(changed),
-            "repairs": float(repairs),
-            "mu": st.mu,
-        }
-        return obj, step
-
-
-@dataclass
-class _AlmState:
-    """The ALM iterate: per-view labels, 𝒢, 𝒥, ℳ (N × C × V), α and μ."""
-
-    rows: list[np.ndarray]
-    view_labels: np.ndarray
-    big_g: np.ndarray
-    big_j: np.ndarray
-    big_m: np.ndarray
-    alpha: np.ndarray
-    mu: float

@@ -27,7 +27,6 @@ __all__ = [
     "alpha_step",
     "anchor_count",
     "anchor_indices_steps",
-    "forward_stage",
     "kmeans_nearest_anchors",
     "label_step",
     "nuclear_gradient",
@@ -255,13 +254,3 @@ def unpermute(values: np.ndarray, order: np.ndarray) -> np.ndarray:
     out = np.empty_like(values)
     out[order] = values
     return out
-
-
-def forward_stage(gen: Generator, rep, stage: str, lo: float, hi: float, message: str):
-    """Re-yield a step generator's fractions as ``rep.stage`` states mapped to [lo, hi]."""
-    while True:
-        try:
-            frac = next(gen)
-        except StopIteration as stop:
-            return stop.value
-        yield rep.stage(stage, lo + (hi - lo) * frac, message)
