@@ -11,7 +11,6 @@ it atomically. Qt-free: the CLI (``mvc run --html``) and the GUI share it.
 from __future__ import annotations
 
 import os
-import shlex
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from html import escape
@@ -22,6 +21,7 @@ import numpy as np
 
 from core.data.atomic import atomic_write
 from core.methods.base import normalized_weights
+from core.records.reproduce import plain, reproduce_command, solver_class, view_indices
 from core.records.runs import RunResult, package_versions
 from core.records.svg_charts import (
     REPORT_CSS,
@@ -52,13 +52,8 @@ METRICS = (
 )
 
 
-def _plain(value: Any) -> Any:
-    """NumPy scalars as Python ones (``repr(np.float64(0.1))`` is not a CLI value)."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
 def _fmt(value: Any) -> str:
-    value = _plain(value)
+    value = plain(value)
     if value is None:
         return "auto"
     if isinstance(value, bool):
@@ -68,79 +63,6 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def _cli_value(value: Any) -> str:
-    """What ``Param.parse`` reads back as this value (floats in full precision)."""
-    value = _plain(value)
-    if value is None:
-        return "auto"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return repr(value) if isinstance(value, float) else str(value)
-
-
-def _solver_class(method: str) -> Any:
-    from core.methods import REGISTRY  # late: importing the solvers loads numba
-
-    return REGISTRY.get(method)
-
-
-def _view_indices(result: RunResult, summary: Mapping | None) -> list[int] | None:
-    """Positions of the run's views among the file's views (None: unknown)."""
-    if not summary or not summary.get("views") or not result.view_names:
-        return None
-    names = [v["name"] for v in summary["views"]]
-    taken: list[int] = []
-    for name in result.view_names:
-        free = [i for i, n in enumerate(names) if n == name and i not in taken]
-        if not free:
-            return None
-        taken.append(free[0])
-    return taken
-
-
-def _preprocess_names(result: RunResult) -> list[str]:
-    return [p.removeprefix("auto: ").strip() for p in result.preprocessing]
-
-
-def reproduce_command(result: RunResult, summary: Mapping | None = None) -> tuple[str, list[str]]:
-    """The ``mvc run`` command line equivalent to this run, and notes on its limits."""
-    notes: list[str] = []
-    record = {**result.dataset, **(summary or {})}
-    source = str(record.get("source") or "")
-    args = ["mvc", "run"]
-    if source.startswith("demo:"):
-        from core.data.demo import DEMOS
-
-        name = source.removeprefix("demo:")
-        args += ["--demo", name]
-        if name not in DEMOS:
-            notes.append(f"'{name}' was generated in the app: save it to a file to rerun it.")
-    elif source:
-        args.append(source)
-    else:
-        args.append("DATA_FILE")
-        notes.append("the data source was not recorded: replace DATA_FILE by the file.")
-    args += ["--method", result.method]
-    idx = _view_indices(result, summary)
-    if idx is not None and idx != list(range(len(summary["views"]))):
-        args += ["--views", ",".join(str(i + 1) for i in idx)]
-    elif idx is None and summary is None:
-        notes.append("the file's view list was not recorded: add --views if only some were used.")
-    pre = _preprocess_names(result)
-    if pre:
-        args += ["--preprocess", pre[0] if len(set(pre)) == 1 else ",".join(pre)]
-    cls = _solver_class(result.method)
-    order = [p.name for p in cls.param_spec] if cls else []
-    for name in order + sorted(set(result.params) - set(order)):
-        if name in result.params:
-            flag = "--seed" if name == "random_state" else "--" + name.replace("_", "-")
-            args += [flag, _cli_value(result.params[name])]
-    if result.stopped_early:
-        notes.append("this run was stopped early; the command runs to the end.")
-    return " ".join(shlex.quote(a) for a in args), notes
-
-
-# -- page parts -----------------------------------------------------------------------------
 def _data_section(result: RunResult, summary: Mapping | None) -> str:
     rec = {**result.dataset, **(summary or {})}
     n = rec.get("n_samples", int(result.labels.size))
@@ -159,7 +81,7 @@ def _data_section(result: RunResult, summary: Mapping | None) -> str:
     else:
         facts.append(("Classes", "no labels in the data"))
     out.append(html_table(["", ""], [(k, v) for k, v in facts], "facts"))
-    idx = _view_indices(result, summary)
+    idx = view_indices(result, summary)
     pre = result.preprocessing
     if summary and summary.get("views"):
         dtypes = (summary.get("meta") or {}).get("dtypes") or []
@@ -204,7 +126,7 @@ def _data_section(result: RunResult, summary: Mapping | None) -> str:
 
 
 def _method_section(result: RunResult) -> str:
-    cls = _solver_class(result.method)
+    cls = solver_class(result.method)
     title = escape(cls.title if cls and cls.title else result.method)
     out = [
         f'<section id="method"><h2>Method</h2><p class="lead"><b>{title}</b> '
@@ -267,7 +189,7 @@ def _results_section(result: RunResult, summary: Mapping | None, colors: Sequenc
         out.append(
             "<h3>Time per stage</h3>" + html_table(["stage", "seconds", "share"], rows, "times")
         )
-    cls = _solver_class(result.method)
+    cls = solver_class(result.method)
     ylabel = cls.objective_label if cls else "objective"
     out.append("<h3>Objective per iteration</h3>")
     out.append(
@@ -359,7 +281,7 @@ def build_report(
     cluster_colors : hex colour per cluster id (the app passes its palette).
     """
     rec = {**result.dataset, **(summary or {})}
-    cls = _solver_class(result.method)
+    cls = solver_class(result.method)
     method = cls.title.split(":")[0] if cls and cls.title else result.method
     name, when = str(rec.get("name", "dataset")), _when(result.created)
     k = int(np.max(result.labels)) + 1 if result.labels.size else 1

@@ -40,6 +40,7 @@ from core.data.io.assemble import (
     natural_key,
     parse_labels,
 )
+from core.data.io.triplets import is_triplets, triplets_to_csr
 
 __all__ = ["LABEL_NAMES", "build_dataset", "is_auxiliary_name"]
 
@@ -133,39 +134,6 @@ def _find_labels(
     return labels, where, others
 
 
-def _is_triplets(x: object, n: int | None) -> bool:
-    """A (doc, term, value) list: k x 3, two positive integer index columns, k != n."""
-    if sp.issparse(x) or x.ndim != 2 or x.shape[1] != 3 or x.shape[0] < 2:
-        return False
-    if n is not None and x.shape[0] == n:
-        return False
-    idx = np.asarray(x[:, :2], dtype=np.float64)
-    if not (np.all(np.isfinite(idx)) and np.all(idx == np.round(idx)) and idx.min() >= 0):
-        return False
-    return n is None or idx[:, 0].max() <= n or idx[:, 1].max() <= n
-
-
-def _triplets_to_csr(x: np.ndarray, n: int | None, key: str, notes: list[str]) -> sp.csr_matrix:
-    """Build an ``n x max(term)`` CSR matrix from a 1-based (doc, term, value) list."""
-    trip = np.asarray(x, dtype=np.float64)
-    docs, terms, vals = trip[:, 0].astype(np.int64), trip[:, 1].astype(np.int64), trip[:, 2]
-    base = 0 if min(docs.min(), terms.min()) == 0 else 1
-    if n is not None and docs.max() - base >= n and terms.max() - base < n:
-        docs, terms = terms, docs
-        notes.append(f"'{key}' lists (term, doc, value): swapped to (doc, term, value)")
-    n_rows = n if n is not None else int(docs.max()) + 1 - base
-    n_cols = int(terms.max()) + 1 - base
-    if base == 0:
-        notes.append(f"'{key}' has index 0: read as 0-based (doc, term, value) triplets")
-    mat = sp.coo_matrix((vals, (docs - base, terms - base)), shape=(n_rows, n_cols)).tocsr()
-    pairs = np.unique(np.stack([docs, terms]), axis=1).shape[1]
-    if pairs < trip.shape[0]:
-        notes.append(
-            f"'{key}' repeats {trip.shape[0] - pairs} (doc, term) pair(s): their values were summed"
-        )
-    return mat
-
-
 def _cell_matrices(cell: np.ndarray) -> list[object] | None:
     """The elements of a cell if they are all non-scalar numeric matrices, else None."""
     items = list(cell.ravel(order="F"))
@@ -224,7 +192,7 @@ def _classify(
             skipped.add(key, "scalars or arrays that are not 2-D")
         elif min(mat.shape) == 1 and key.lower() not in _VIEW_GROUP_NAMES:
             skipped.add(key, "vectors, not views")
-        elif _is_triplets(mat, n) or _has_axis(mat, n):
+        elif is_triplets(mat, n) or _has_axis(mat, n):
             mats.append((key, mat))
         else:
             skipped.add(key, f"no dimension equals the {n} samples")
@@ -269,7 +237,7 @@ def _separate_views(
     if len(keep) > 1 and None not in prefixes and len(prefixes) == 1:
         keep.sort(key=lambda kv: natural_key(kv[0]))
     if n is None:
-        trips = [m for _, m in keep if _is_triplets(m, None)]
+        trips = [m for _, m in keep if is_triplets(m, None)]
         if trips:
             n = int(max(np.asarray(m[:, 0], dtype=np.float64).max() for m in trips))
             notes.append(
@@ -279,8 +247,8 @@ def _separate_views(
     views, triplets = [], []
     for key, mat in keep:
         data = mat
-        if _is_triplets(mat, n):
-            data = _triplets_to_csr(mat, n, key, notes)
+        if is_triplets(mat, n):
+            data = triplets_to_csr(mat, n, key, notes)
             triplets.append(f"'{key}' ({data.shape[0]} x {data.shape[1]})")
         views.append(RawView(where=key, data=data, name=key))
     if triplets:
