@@ -113,3 +113,17 @@ def test_bad_views_are_rejected_clearly(name, blobs):
     with pytest.raises(DataError, match="row 5, column 2"):
         _solver(name).fit([bad, views[1]])
     assert np.isnan(bad[5, 2]), "inputs are never modified"
+
+
+def test_deprecated_solvers_alias_still_imports_with_a_warning():
+    """``core.solvers`` moved to ``core.methods`` in 0.2 and stays importable for one release."""
+    import importlib
+    import sys
+
+    sys.modules.pop("core.solvers", None)
+    with pytest.warns(DeprecationWarning, match="core.methods"):
+        alias = importlib.import_module("core.solvers")
+    from core.methods import FMDC
+    from core.solvers.base import IterationState as AliasState
+
+    assert alias.FMDC is FMDC and AliasState is IterationState
