@@ -13,7 +13,14 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["DataError", "MultiViewDataset", "View", "check_views", "encode_labels"]
+__all__ = [
+    "DataError",
+    "MultiViewDataset",
+    "View",
+    "check_observed",
+    "check_views",
+    "encode_labels",
+]
 
 View = np.ndarray | sp.csr_matrix
 
@@ -100,6 +107,21 @@ def check_views(
     return out
 
 
+def check_observed(observed: object, n: int, n_views: int) -> np.ndarray:
+    """An (n, V) bool mask of which sample has which view; every sample needs one view."""
+    mask = np.asarray(observed)
+    if mask.shape != (n, n_views):
+        raise DataError(f"the observed-views mask is {mask.shape}, expected ({n}, {n_views})")
+    mask = mask.astype(bool)
+    empty = np.flatnonzero(~mask.any(axis=1))
+    if empty.size:
+        raise DataError(
+            f"{empty.size} sample(s) have no view at all (first: row {int(empty[0])}); "
+            "drop them before clustering"
+        )
+    return mask
+
+
 @dataclass(frozen=True)
 class MultiViewDataset:
     """V views of the same n samples, with optional ground-truth labels.
@@ -111,6 +133,11 @@ class MultiViewDataset:
     view_names, class_names : display names.
     name : short dataset name; source : where it came from (path or "demo:...").
     warnings : problems found and worked around while loading (shown to the user).
+    sample_ids : (n,) str array of the samples' ids (an id column, ``obs_names``...), or None
+        when the data has none: :attr:`ids` is then "1".."n".
+    metadata : columns describing the samples (name -> (n,) array, numbers or strings).
+    observed : (n, V) bool array, False where a sample is missing from a view (its row in
+        that view holds no data and must be ignored), or None when every view is complete.
     """
 
     views: list[View]
@@ -121,11 +148,26 @@ class MultiViewDataset:
     source: str = ""
     warnings: list[str] = field(default_factory=list)
     meta: dict[str, object] = field(default_factory=dict)
+    sample_ids: np.ndarray | None = None
+    metadata: dict[str, np.ndarray] = field(default_factory=dict)
+    observed: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         views = check_views(self.views)
         object.__setattr__(self, "views", views)
         n = views[0].shape[0]
+        if self.sample_ids is not None:
+            ids = np.asarray(self.sample_ids).astype(str).ravel()
+            if ids.shape[0] != n:
+                raise DataError(f"{ids.shape[0]} sample ids for {n} samples")
+            if np.unique(ids).size != n:
+                raise DataError("sample ids are not unique")
+            object.__setattr__(self, "sample_ids", ids)
+        for key, column in self.metadata.items():
+            if np.asarray(column).shape[0] != n:
+                raise DataError(f"metadata column {key!r} has {len(column)} values for {n} samples")
+        if self.observed is not None:
+            object.__setattr__(self, "observed", check_observed(self.observed, n, len(views)))
         if self.labels is not None:
             labels = np.asarray(self.labels).ravel()
             if labels.shape[0] != n:
@@ -145,6 +187,18 @@ class MultiViewDataset:
             object.__setattr__(self, "view_names", [f"view {i + 1}" for i in range(len(views))])
         elif len(self.view_names) != len(views):
             raise DataError(f"{len(self.view_names)} view names for {len(views)} views")
+
+    @property
+    def ids(self) -> np.ndarray:
+        """The sample ids as strings: the data's own, else "1".."n"."""
+        if self.sample_ids is not None:
+            return self.sample_ids
+        return np.arange(1, self.n_samples + 1).astype(str)
+
+    @property
+    def complete(self) -> bool:
+        """True when every sample has every view."""
+        return self.observed is None or bool(self.observed.all())
 
     @property
     def n_samples(self) -> int:
@@ -167,10 +221,15 @@ class MultiViewDataset:
         idx = list(indices)
         if not idx:
             raise DataError("select at least one view")
+        observed = None if self.observed is None else self.observed[:, idx]
+        if observed is not None and not observed.any(axis=1).all():
+            lost = int(np.count_nonzero(~observed.any(axis=1)))
+            raise DataError(f"{lost} sample(s) have none of the selected views")
         return replace(
             self,
             views=[self.views[i] for i in idx],
             view_names=[self.view_names[i] for i in idx],
+            observed=observed,
         )
 
     def summary(self) -> dict[str, object]:

@@ -19,7 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin
 
-from core.data.dataset import View, check_views
+from core.data.dataset import DataError, View, check_observed, check_views
 from core.methods.params import Param, ParamError, ParamSpec
 
 __all__ = [
@@ -232,6 +232,8 @@ class BaseSolver(ClusterMixin, BaseEstimator):
     param_spec: ClassVar[ParamSpec] = COMMON_PARAMS
     objective_label: ClassVar[str] = "objective"
     objective_decreases: ClassVar[bool] = True
+    #: True when the method implements ``_run_incomplete``: samples missing from some views
+    supports_incomplete: ClassVar[bool] = False
 
     _fitted_names = (
         "labels_",
@@ -247,6 +249,13 @@ class BaseSolver(ClusterMixin, BaseEstimator):
 
     # -- hooks for subclasses -------------------------------------------------------------
     def _run(self, views: list[View], rep: Reporter) -> Generator[IterationState, None, FitResult]:
+        raise NotImplementedError
+
+    def _run_incomplete(
+        self, views: list[View], observed: np.ndarray, rep: Reporter
+    ) -> Generator[IterationState, None, FitResult]:
+        """Like ``_run`` when some samples miss some views (``observed[i, v]`` False: row i of
+        view v holds no data). Only methods with ``supports_incomplete`` implement it."""
         raise NotImplementedError
 
     def _check_input(self, views: list[View]) -> None:
@@ -266,14 +275,31 @@ class BaseSolver(ClusterMixin, BaseEstimator):
             if attr.endswith("_") and not attr.startswith("_"):
                 delattr(self, attr)
 
-    def iterate(self, views: Sequence[object]) -> Iterator[IterationState]:
-        """Validate, then yield states until convergence or ``max_iter``."""
+    def iterate(
+        self, views: Sequence[object], observed: np.ndarray | None = None
+    ) -> Iterator[IterationState]:
+        """Validate, then yield states until convergence or ``max_iter``.
+
+        ``observed`` (n x V bool, optional) marks which sample has which view; None or all
+        True is complete data. A method without ``supports_incomplete`` refuses missing views.
+        """
         self._clear_fitted()
         self.validated_params()
         xs = check_views(views, self.n_clusters)
+        mask = None if observed is None else check_observed(observed, xs[0].shape[0], len(xs))
+        if mask is not None and mask.all():
+            mask = None
+        if mask is not None and not self.supports_incomplete:
+            missing = int(np.count_nonzero(~mask.all(axis=1)))
+            raise DataError(
+                f"{type(self).__name__} needs every view of every sample, but {missing} "
+                "sample(s) miss a view: choose a method that handles incomplete views, or "
+                "drop or impute the missing views"
+            )
         self._check_input(xs)
         rep = Reporter(self.max_iter)
-        result = yield from self._run(xs, rep)
+        run = self._run(xs, rep) if mask is None else self._run_incomplete(xs, mask, rep)
+        result = yield from run
         total = rep.finish()
         self._set_fitted(result, rep)
         yield IterationState(
@@ -305,9 +331,13 @@ class BaseSolver(ClusterMixin, BaseEstimator):
         for key, value in result.attributes.items():
             setattr(self, key if key.endswith("_") else key + "_", value)
 
-    def fit(self, views: Sequence[object], y: object = None) -> BaseSolver:
-        """Run to convergence; sets ``labels_``, ``view_weights_``, ``objective_history_``..."""
-        for _ in self.iterate(views):
+    def fit(
+        self, views: Sequence[object], y: object = None, *, observed: np.ndarray | None = None
+    ) -> BaseSolver:
+        """Run to convergence; sets ``labels_``, ``view_weights_``, ``objective_history_``...
+
+        ``observed``: see :meth:`iterate`."""
+        for _ in self.iterate(views, observed):
             pass
         return self
 

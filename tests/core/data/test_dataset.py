@@ -55,3 +55,21 @@ def test_select_views_and_summary():
     assert s["views"][1]["storage"] == "sparse" and s["class_counts"] == [2, 2]
     with pytest.raises(DataError, match="at least one view"):
         ds.select_views([])
+
+
+def test_ids_metadata_and_observed_views_are_checked():
+    views = [np.ones((4, 2)), np.ones((4, 3))]
+    ds = MultiViewDataset(views=views)
+    assert ds.ids.tolist() == ["1", "2", "3", "4"] and ds.complete
+    with pytest.raises(DataError, match="not unique"):
+        MultiViewDataset(views=views, sample_ids=["a", "b", "a", "c"])
+    with pytest.raises(DataError, match="3 values for 4 samples"):
+        MultiViewDataset(views=views, metadata={"age": np.arange(3)})
+    with pytest.raises(DataError, match="no view at all"):
+        MultiViewDataset(views=views, observed=[[1, 1], [0, 0], [1, 0], [0, 1]])
+    mask = np.array([[1, 1], [1, 0], [1, 0], [0, 1]], bool)
+    ds = MultiViewDataset(views=views, sample_ids=["a", "b", "c", "d"], observed=mask)
+    assert not ds.complete and ds.ids.tolist() == ["a", "b", "c", "d"]
+    with pytest.raises(DataError, match="1 sample"):
+        ds.select_views([0])
+    assert ds.select_views([1, 0]).observed.tolist() == mask[:, [1, 0]].tolist()

@@ -10,6 +10,7 @@ from sklearn.base import clone
 from sklearn.metrics import adjusted_rand_score
 
 from conftest import make_blobs_views
+from core.data.dataset import DataError
 from core.methods import REGISTRY
 from core.methods.base import IterationState
 from core.methods.params import ParamError
@@ -127,3 +128,20 @@ def test_deprecated_solvers_alias_still_imports_with_a_warning():
     from core.solvers.base import IterationState as AliasState
 
     assert alias.FMDC is FMDC and AliasState is IterationState
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_missing_views_are_refused_or_handled(name, blobs):
+    """An all-True mask is complete data; a method that cannot handle samples missing from
+    a view says so by name instead of clustering zeros."""
+    views, _ = blobs
+    cls = REGISTRY[name]
+    full = np.ones((views[0].shape[0], len(views)), dtype=bool)
+    a = _solver(name, random_state=0).fit(views)
+    b = _solver(name, random_state=0).fit(views, observed=full)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    partial = full.copy()
+    partial[:10, 0] = False
+    if not cls.supports_incomplete:
+        with pytest.raises(DataError, match=f"{cls.__name__} needs every view"):
+            _solver(name).fit(views, observed=partial)
