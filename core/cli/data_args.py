@@ -18,6 +18,10 @@ def load_data(args: argparse.Namespace) -> MultiViewDataset:
         return load_demo(args.demo)
     if not args.file:
         raise DataError("give a data file, or --demo for the embedded handwritten digits")
+    if getattr(args, "isolate", False):
+        from core.data.isolated_load import load_isolated
+
+        return load_isolated(args.file)
     from core.data.io import load_dataset
 
     return load_dataset(args.file)
@@ -47,6 +51,12 @@ def add_data_args(p: argparse.ArgumentParser) -> None:
         help="use an embedded demo dataset instead of a file",
     )
     p.add_argument("--views", help="1-based views to use, e.g. 1,3 (default: all)")
+    p.add_argument(
+        "--isolate",
+        action="store_true",
+        help="read the file in a child process with time and memory limits, so a damaged "
+        "file cannot crash this command (mvc info does this by default)",
+    )
     p.add_argument(
         "--preprocess",
         default="auto",

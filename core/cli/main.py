@@ -189,6 +189,13 @@ def build_parser(method: str | None = None) -> argparse.ArgumentParser:
     info.add_argument("file", nargs="?")
     info.add_argument("--demo", nargs="?", const="handwritten", default=None)
     info.add_argument("--json", action="store_true", help="machine-readable output")
+    info.add_argument(
+        "--no-isolate",
+        dest="isolate",
+        action="store_false",
+        help="read the file in this process (by default a child process reads it, so a "
+        "damaged file cannot crash the command)",
+    )
     sub.add_parser("methods", help="list the methods and their parameters")
     run = sub.add_parser("run", help="cluster a file with one method")
     run.add_argument("--method", required=True, choices=sorted(REGISTRY))

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from core.data.dataset import DataError, MultiViewDataset
 from core.data.io.csv import read_csv_file, read_csv_folder
-from core.data.io.matlab import DAMAGED_KEY, is_hdf5, read_mat
+from core.data.io.matlab import DAMAGED_KEY, Progress, is_hdf5, read_mat
 from core.data.io.npz import read_npz, save_npz
 from core.data.io.variables import build_dataset
 
@@ -110,7 +110,12 @@ def _build_checked(
     return dataset
 
 
-def load_dataset(path: str | os.PathLike[str], *, name: str | None = None) -> MultiViewDataset:
+def load_dataset(
+    path: str | os.PathLike[str],
+    *,
+    name: str | None = None,
+    progress: Progress | None = None,
+) -> MultiViewDataset:
     """Load a multi-view dataset from a file or a folder.
 
     Parameters
@@ -120,6 +125,9 @@ def load_dataset(path: str | os.PathLike[str], *, name: str | None = None) -> Mu
         CSV files. The format is detected from the content.
     name : str, optional
         Dataset name; default the file name without its suffix.
+    progress : callable, optional
+        Called as ``progress(fraction, what)`` while reading (``what``: e.g. the MATLAB
+        variable being read), so a caller can show it and tell where a reader stopped.
 
     Returns
     -------
@@ -135,6 +143,8 @@ def load_dataset(path: str | os.PathLike[str], *, name: str | None = None) -> Mu
     p = Path(path)
     fmt = detect_format(p)
     notes: list[str] = []
+    if progress is not None:
+        progress(0.0, f"reading {p.name} ({fmt})")
     source = str(p)
     try:
         if fmt == "csv-folder":
@@ -144,7 +154,7 @@ def load_dataset(path: str | os.PathLike[str], *, name: str | None = None) -> Mu
         elif fmt == "npz":
             dataset = read_npz(p, name=name, source=source, notes=notes)
         else:
-            variables = read_mat(p, notes)
+            variables = read_mat(p, notes, progress)
             dataset = _build_checked(variables, name=name or p.stem, source=source, notes=notes)
     except DataError as exc:
         message = str(exc)

@@ -47,6 +47,21 @@ class RawView:
     name: str | None = None
 
 
+def checked_sparse(mat: sp.spmatrix, where: str) -> sp.spmatrix:
+    """``mat`` if its index arrays are consistent, else a DataError naming ``where``.
+
+    Readers build sparse matrices from the index arrays a file stores; damaged ones (a
+    pointer past the end, a row index beyond the row count) made scipy's compiled routines
+    read outside their buffers and kill the process, so every reader checks them first."""
+    if mat.format not in ("csr", "csc"):
+        return mat
+    try:
+        mat.check_format(full_check=True)
+    except (ValueError, IndexError, TypeError) as exc:
+        raise DataError(f"'{where}' is a damaged sparse matrix ({exc})") from exc
+    return mat
+
+
 def natural_key(text: str) -> list[object]:
     """Sort key that orders ``x2`` before ``x10``."""
     return [int(tok) if tok.isdigit() else tok.lower() for tok in re.split(r"(\d+)", text)]

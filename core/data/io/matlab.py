@@ -19,6 +19,7 @@ import io
 import struct
 import warnings
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -26,22 +27,33 @@ import scipy.io as sio
 import scipy.sparse as sp
 
 from core.data.dataset import DataError
+from core.data.io.assemble import checked_sparse
+from core.data.io.mat5_check import (
+    MI_COMPRESSED,
+    MI_MATRIX,
+    Mat5Error,
+    check_matrix,
+    element_payload,
+)
 
-__all__ = ["DAMAGED_KEY", "HDF5_SIGNATURE", "read_mat", "read_mat5", "read_mat73"]
+__all__ = ["DAMAGED_KEY", "HDF5_SIGNATURE", "Progress", "read_mat", "read_mat5", "read_mat73"]
+
+#: ``progress(fraction, what)``: how far reading got and what is read next
+Progress = Callable[[float, str], None]
 
 #: Key added to the variables of a damaged file that was partly recovered (value: what
 #: was recovered and skipped).
 DAMAGED_KEY = "__damaged__"
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
-_MI_MATRIX, _MI_COMPRESSED = 14, 15
 _LOADMAT_OPTIONS = {"mat_dtype": False, "squeeze_me": False, "chars_as_strings": True}
 
 
-def read_mat(path: Path, notes: list[str]) -> dict[str, object]:
-    """Read any MATLAB file (format chosen by its header) into a dict of variables."""
+def read_mat(path: Path, notes: list[str], progress: Progress | None = None) -> dict[str, object]:
+    """Read any MATLAB file (format chosen by its header) into a dict of variables;
+    ``progress(fraction, what)`` is told which variable is read next."""
     if is_hdf5(path):
-        return read_mat73(path, notes)
-    return read_mat5(path, notes)
+        return read_mat73(path, notes, progress)
+    return read_mat5(path, notes, progress)
 
 
 def is_hdf5(path: Path) -> bool:
@@ -61,10 +73,10 @@ def is_hdf5(path: Path) -> bool:
 # ----------------------------------------------------------------------------- v4 / v5 / v7
 
 
-def _normalise(value: object) -> object:
+def _normalise(value: object, where: str) -> object:
     """Turn loadmat output into plain values: cells, str, dict (struct), arrays, sparse."""
     if sp.issparse(value):
-        return value
+        return checked_sparse(value, where)
     if isinstance(value, sio.matlab.MatlabFunction | sio.matlab.MatlabOpaque):
         return {}
     if isinstance(value, np.ndarray):
@@ -73,7 +85,7 @@ def _normalise(value: object) -> object:
         if value.dtype == object:
             out = np.empty(value.shape, dtype=object)
             for idx, item in np.ndenumerate(value):
-                out[idx] = _normalise(item)
+                out[idx] = _normalise(item, where)
             return out
         if value.dtype.kind == "U":
             rows = [str(s) for s in value.ravel()]
@@ -81,22 +93,23 @@ def _normalise(value: object) -> object:
     return value
 
 
-def read_mat5(path: Path, notes: list[str]) -> dict[str, object]:
-    """Read a v4/v5/v7 MAT-file; recover what can be read from a damaged v5 file."""
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            raw = sio.loadmat(path, **_LOADMAT_OPTIONS)
-        notes.extend(f"MATLAB reader: {w.message}" for w in caught)
-    except Exception as exc:  # scipy raises many types on damaged files
-        if not _has_v5_header(path):
+def read_mat5(path: Path, notes: list[str], progress: Progress | None = None) -> dict[str, object]:
+    """Read a v4/v5/v7 MAT-file; a damaged v5 file gives what can be read safely."""
+    if not _has_v5_header(path):
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                raw = sio.loadmat(path, **_LOADMAT_OPTIONS)
+        except Exception as exc:  # scipy raises many types on files it cannot read
             raise DataError(
                 f"not a MATLAB file: no v5/v7.3 header and not readable as v4 "
                 f"({type(exc).__name__}: {exc})"
             ) from exc
-        raw = _recover_v5(path, notes, exc)
+        notes.extend(f"MATLAB reader: {w.message}" for w in caught)
+    else:
+        raw = _read_v5_elements(path, notes, progress)
     return {
-        k: _normalise(v) if k != DAMAGED_KEY else v
+        k: _normalise(v, k) if k != DAMAGED_KEY else v
         for k, v in raw.items()
         if not k.startswith("__") or k == DAMAGED_KEY
     }
@@ -108,10 +121,91 @@ def _has_v5_header(path: Path) -> bool:
     return len(head) == 128 and head[126:128] in (b"IM", b"MI")
 
 
+def _read_v5_elements(path: Path, notes: list[str], progress: Progress | None) -> dict[str, object]:
+    """Read a v5 file one top-level element at a time: each is checked first
+    (:mod:`core.data.io.mat5_check`) and only then given to ``scipy.io.loadmat``, alone, as
+    an uncompressed in-memory file. A damaged element is skipped and reported; reading
+    stops at bytes that are not a MATLAB element or at an element cut off by the file's end."""
+    size = path.stat().st_size
+    recovered: dict[str, object] = {}
+    problems: list[str] = []
+    with open(path, "rb") as fh:
+        header = fh.read(128)
+        endian = "<" if header[126:128] == b"IM" else ">"
+        pos = 128
+        while pos < size:
+            fh.seek(pos)
+            tag = fh.read(8)
+            if len(tag) < 8:
+                problems.append(f"{size - pos} trailing byte(s) at offset {pos}")
+                break
+            tag_type, nbytes = struct.unpack(endian + "II", tag)
+            if tag_type not in (MI_MATRIX, MI_COMPRESSED):
+                problems.append(
+                    f"{size - pos} unreadable byte(s) from offset {pos} to the end "
+                    "(not a MATLAB variable)"
+                )
+                break
+            payload = fh.read(min(nbytes, size - pos - 8))
+            if progress is not None:
+                var = _peek_name(tag_type, payload, endian)
+                progress(pos / size, f"variable '{var}'" if var else f"the variable at {pos}")
+            if len(payload) < nbytes:
+                var = _peek_name(tag_type, payload, endian)
+                label = f"variable '{var}'" if var else "the last variable"
+                problems.append(
+                    f"{label} at offset {pos} (truncated: {len(payload)} of {nbytes} bytes present)"
+                )
+                break
+            problem = _read_element(header, endian, tag_type, payload, recovered, notes)
+            if problem:
+                var = _peek_name(tag_type, payload, endian)
+                label = f"variable '{var}'" if var else "a variable"
+                problems.append(f"{label} at offset {pos} ({problem})")
+            pos += 8 + nbytes
+    if not problems:
+        return recovered
+    if not recovered:
+        raise DataError(
+            "damaged MATLAB file: no variable could be read (" + "; ".join(problems) + ")"
+        )
+    names = ", ".join(f"'{k}'" for k in recovered)
+    message = f"damaged MATLAB file: recovered {names}; skipped: " + "; ".join(problems)
+    notes.append(message)
+    recovered[DAMAGED_KEY] = message
+    return recovered
+
+
+def _read_element(
+    header: bytes,
+    endian: str,
+    tag_type: int,
+    payload: bytes,
+    out: dict[str, object],
+    notes: list[str],
+) -> str:
+    """Check one top-level element and read it into ``out``; returns what is wrong, or ""."""
+    try:
+        kind, body = element_payload(tag_type, payload)
+        check_matrix(body, endian)
+    except Mat5Error as exc:
+        return str(exc)
+    tag = struct.pack(endian + "II", kind, len(body))
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            part = sio.loadmat(io.BytesIO(header + tag + body), **_LOADMAT_OPTIONS)
+    except Exception as exc:  # checked, yet scipy refuses it: report, keep going
+        return f"damaged content: {type(exc).__name__}: {exc}"
+    notes.extend(f"MATLAB reader: {w.message}" for w in caught)
+    out.update({k: v for k, v in part.items() if not k.startswith("__")})
+    return ""
+
+
 def _peek_name(tag_type: int, payload: bytes, endian: str) -> str | None:
     """Best-effort name of a (possibly truncated) top-level array element."""
     try:
-        if tag_type == _MI_COMPRESSED:
+        if tag_type == MI_COMPRESSED:
             payload = zlib.decompressobj().decompress(payload, 4096)
             payload = payload[8:]  # the inner miMATRIX tag
         pos = 16  # array flags sub-element
@@ -128,62 +222,6 @@ def _peek_name(tag_type: int, payload: bytes, endian: str) -> str | None:
         return name if name.isidentifier() else None
     except (struct.error, zlib.error, UnicodeDecodeError):
         return None
-
-
-def _recover_v5(path: Path, notes: list[str], error: Exception) -> dict[str, object]:
-    """Read a damaged v5 file one top-level element at a time."""
-    size = path.stat().st_size
-    recovered: dict[str, object] = {}
-    problems: list[str] = []
-    with open(path, "rb") as fh:
-        header = fh.read(128)
-        endian = "<" if header[126:128] == b"IM" else ">"
-        pos = 128
-        while pos < size:
-            fh.seek(pos)
-            tag = fh.read(8)
-            if len(tag) < 8:
-                problems.append(f"{size - pos} trailing byte(s) at offset {pos}")
-                break
-            tag_type, nbytes = struct.unpack(endian + "II", tag)
-            if tag_type not in (_MI_MATRIX, _MI_COMPRESSED):
-                problems.append(
-                    f"{size - pos} unreadable byte(s) from offset {pos} to the end "
-                    "(not a MATLAB variable)"
-                )
-                break
-            payload = fh.read(min(nbytes, size - pos - 8))
-            if len(payload) < nbytes:
-                var = _peek_name(tag_type, payload, endian)
-                label = f"variable '{var}'" if var else "the last variable"
-                problems.append(
-                    f"{label} at offset {pos} (truncated: {len(payload)} of {nbytes} bytes present)"
-                )
-                break
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    part = sio.loadmat(io.BytesIO(header + tag + payload), **_LOADMAT_OPTIONS)
-                recovered.update({k: v for k, v in part.items() if not k.startswith("__")})
-            except Exception:  # one damaged element: skip it, keep going
-                var = _peek_name(tag_type, payload, endian)
-                label = f"variable '{var}'" if var else "a variable"
-                problems.append(f"{label} at offset {pos} (damaged content)")
-            pos += 8 + nbytes
-    if not recovered:
-        raise DataError(
-            "damaged MATLAB file: no variable could be read ("
-            + "; ".join(problems or [str(error)])
-            + ")"
-        )
-    names = ", ".join(f"'{k}'" for k in recovered)
-    message = (
-        f"damaged MATLAB file (scipy.io.loadmat failed: {error}); recovered {names}; "
-        "skipped: " + "; ".join(problems or ["nothing"])
-    )
-    notes.append(message)
-    recovered[DAMAGED_KEY] = message
-    return recovered
 
 
 # ----------------------------------------------------------------------------- v7.3 (HDF5)
@@ -207,7 +245,8 @@ def _h5_value(h5file: object, obj: object, where: str) -> object:
             data = obj["data"][()].ravel() if "data" in obj else np.ones(len(ir))
             if data.dtype.names:
                 raise DataError(f"'{where}' is a complex sparse matrix: not supported")
-            return sp.csc_matrix((data, ir, jc), shape=(n_rows, jc.size - 1))
+            mat = sp.csc_matrix((data, ir, jc), shape=(n_rows, jc.size - 1))
+            return checked_sparse(mat, where)
         return dict.fromkeys(obj.keys())
     if int(obj.attrs.get("MATLAB_empty", 0)):
         return np.zeros((0, 0))
@@ -238,7 +277,7 @@ def _h5_value(h5file: object, obj: object, where: str) -> object:
     return value.T
 
 
-def read_mat73(path: Path, notes: list[str]) -> dict[str, object]:
+def read_mat73(path: Path, notes: list[str], progress: Progress | None = None) -> dict[str, object]:
     """Read a MATLAB v7.3 (HDF5) file; dimensions are reversed back to MATLAB's order."""
     import h5py
 
@@ -248,9 +287,12 @@ def read_mat73(path: Path, notes: list[str]) -> dict[str, object]:
         raise DataError(f"cannot open the HDF5 (MATLAB v7.3) file: {exc}") from exc
     out: dict[str, object] = {}
     with h5file:
-        for key in h5file:
+        keys = list(h5file)
+        for k, key in enumerate(keys):
             if key.startswith("#"):
                 continue
+            if progress is not None:
+                progress(k / len(keys), f"variable '{key}'")
             try:
                 out[key] = _h5_value(h5file, h5file[key], key)
             except DataError:

@@ -1,0 +1,199 @@
+"""Reading a file in a child process: a reader that crashes, hangs or runs out of memory
+takes down only the child, and the caller gets a clear :class:`DataError`.
+
+Readers are written in C and Cython (scipy's MATLAB reader, h5py, zlib); a damaged file
+made scipy's reader kill the whole process with SIGSEGV (docs/scipy_loadmat_crash.md).
+:func:`load_isolated` runs :func:`core.data.io.load_dataset` in ``python -m
+core.data.isolated_load PATH STORE``, with a time limit and (on POSIX) an address-space limit.
+The child writes the dataset into a store folder (:mod:`core.data.store`) and the caller opens
+it memory-mapped, so a large dataset is not copied through a pipe, the caller's thread is
+never blocked by an unpickling, and other processes can open the same store. The child
+reports what it is reading as JSON lines on stdout; when it dies, the message says what it
+was reading. ``cancel`` (a callable) is polled every 0.1 s.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from core.data.dataset import DataError, MultiViewDataset
+from core.data.store import open_store
+
+__all__ = ["DEFAULT_TIMEOUT", "LoadCancelled", "default_memory_limit", "load_isolated"]
+
+DEFAULT_TIMEOUT = 600.0  # s: a 2 GB MATLAB file reads in about a minute on a laptop
+_MODULE = "core.data.isolated_load"
+
+
+class LoadCancelled(Exception):
+    """The caller cancelled the load; nothing was loaded."""
+
+
+def default_memory_limit() -> int | None:
+    """Address space allowed to the reader: 80 % of the machine's memory (POSIX), so a damaged
+    size field that promises terabytes fails in the child instead of swapping the machine."""
+    try:
+        pages, page = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+    return int(0.8 * pages * page)
+
+
+def _limit(memory: int | None) -> Callable[[], None] | None:
+    if memory is None or os.name != "posix":
+        return None
+
+    def apply() -> None:  # runs in the child before it starts Python
+        import resource
+
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        cap = memory if hard == resource.RLIM_INFINITY else min(memory, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+    return apply
+
+
+def _reader(stream, out: queue.Queue) -> None:
+    for line in stream:
+        out.put(line)
+    out.put(None)
+
+
+def load_isolated(
+    path: str | os.PathLike[str],
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    memory: int | str | None = "auto",
+    progress: Callable[[float, str], None] | None = None,
+    cancel: Callable[[], bool] | None = None,
+    store: str | os.PathLike[str] | None = None,
+    child_module: str = _MODULE,
+) -> MultiViewDataset:
+    """:func:`core.data.io.load_dataset` in a child process, the result memory-mapped.
+
+    ``store``: the folder the child writes into (kept, so other processes can open it; the
+    caller removes it). Without it a temporary folder is used and removed once the dataset
+    is open (on POSIX the memory maps stay valid; elsewhere the arrays are read into memory).
+    ``child_module`` replaces the child (tests use a reader that crashes or hangs).
+    Raises DataError (damaged file, crash, time-out, memory) or LoadCancelled.
+    """
+    p = Path(path)
+    limit = default_memory_limit() if memory == "auto" else memory
+    folder = Path(store) if store is not None else Path(tempfile.mkdtemp(prefix="mvc-data-"))
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", child_module, str(p), str(folder)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        preexec_fn=_limit(limit),
+    )
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=_reader, args=(proc.stdout, lines), daemon=True).start()
+    doing, answer = f"opening {p.name}", None
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            try:
+                line = lines.get(timeout=0.1)
+            except queue.Empty:
+                line = ""
+            if line is None:
+                break
+            if line:
+                msg = json.loads(line)
+                if "what" in msg:
+                    doing = msg["what"]
+                    if progress is not None:
+                        progress(float(msg.get("fraction", 0.0)), doing)
+                else:
+                    answer = msg
+            if cancel is not None and cancel():
+                raise LoadCancelled(f"loading {p.name} was cancelled")
+            if time.monotonic() > deadline:
+                raise DataError(
+                    f"{p.name}: reading did not finish within {timeout:g} s (stopped while "
+                    f"reading {doing}); nothing was loaded"
+                )
+        code = proc.wait()
+        stderr = proc.stderr.read() if proc.stderr else ""
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        if store is None:
+            shutil.rmtree(folder, ignore_errors=True)
+        raise
+    try:
+        if answer is not None and "error" in answer:
+            raise DataError(answer["error"])
+        if code != 0 or answer is None:
+            raise DataError(_death_message(p, code, doing, limit, stderr))
+        dataset = open_store(folder, mmap=os.name == "posix")
+    except BaseException:
+        if store is None:
+            shutil.rmtree(folder, ignore_errors=True)
+        raise
+    if store is None:
+        shutil.rmtree(folder, ignore_errors=True)  # the memory maps stay valid (POSIX)
+    return dataset
+
+
+def _death_message(p: Path, code: int, doing: str, limit: int | None, stderr: str) -> str:
+    reader = "the MATLAB reader" if p.suffix.lower() == ".mat" else "the reader"
+    if code < 0:
+        with contextlib.suppress(ValueError):
+            name = signal.Signals(-code).name
+            return (
+                f"{p.name}: the file is damaged: {reader} crashed ({name}) while reading "
+                f"{doing}; nothing was loaded"
+            )
+    if "MemoryError" in stderr or "Cannot allocate" in stderr:
+        cap = f" (limit {limit / 2**30:.1f} GB)" if limit else ""
+        return f"{p.name}: reading {doing} needed more memory than allowed{cap}; nothing was loaded"
+    last = stderr.strip().splitlines()[-1:] or [f"exit status {code}"]
+    return f"{p.name}: the reader stopped while reading {doing} ({last[0]}); nothing was loaded"
+
+
+def _child(path: str, folder: str) -> int:
+    """The child: load, write the store, answer with one JSON line (or die trying)."""
+    from core.data.io import load_dataset
+    from core.data.store import write_store
+
+    def say(fraction: float, what: str) -> None:
+        _answer({"fraction": fraction, "what": what})
+
+    try:
+        dataset = load_dataset(path, progress=say)
+        say(1.0, "writing the data for the app")
+        write_store(dataset, folder)
+    except DataError as exc:
+        _answer({"error": str(exc)})
+        return 0
+    except MemoryError:
+        name = Path(path).name
+        _answer({"error": f"{name}: not enough memory to load this file"})
+        return 0
+    _answer({"done": True})
+    return 0
+
+
+def _answer(message: dict) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    sys.exit(_child(sys.argv[1], sys.argv[2]))
