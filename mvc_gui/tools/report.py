@@ -84,11 +84,11 @@ def _build_and_write(path: str, result: Any, dataset: Any, figures: list, colors
 
 def export_report(win: Any, path: str | None = None) -> TaskWorker | None:
     """Ask for a path (unless given), grab the plots and write the report in the background."""
-    result = win._result()
+    result = win.current_result()
     if result is None:
         return None
     if not path:
-        name = f"{win._stem()}_report.html"
+        name = f"{win.file_stem()}_report.html"
         path = win.ask_save_path("Export HTML report", name, "HTML (*.html *.htm)")
     if not path:
         return None

@@ -29,26 +29,26 @@ class WindowIOMixin:
         path, _ = QFileDialog.getSaveFileName(self, title, str(Path(folder) / name), filters)
         return path
 
-    def _result(self):
+    def current_result(self):
         history = self.presenter.history  # the run on display (live, or re-shown from a list)
         if history is None or history.result is None:
             self.messages.show_message("error", "Nothing to export yet: run a method first.")
             return None
         return history.result
 
-    def _stem(self) -> str:
+    def file_stem(self) -> str:
         return f"{self.session.dataset.name}_{self.presenter.history.result.method}"
 
     def export_labels(self) -> None:
-        if (result := self._result()) and (
-            path := self.ask_save_path("Export labels", f"{self._stem()}_labels.csv", "CSV (*.csv)")
+        if (result := self.current_result()) and (
+            path := self.ask_save_path("Export labels", f"{self.file_stem()}_labels.csv", "CSV (*.csv)")
         ):
             self._write(exports.export_labels, path, result)
 
     def export_run(self) -> None:
-        if (result := self._result()) and (
+        if (result := self.current_result()) and (
             path := self.ask_save_path(
-                "Export run record", f"{self._stem()}_run.json", "JSON (*.json)"
+                "Export run record", f"{self.file_stem()}_run.json", "JSON (*.json)"
             )
         ):
             self._write(exports.export_run, path, result)
