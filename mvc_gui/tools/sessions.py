@@ -4,7 +4,8 @@ Saving captures the data source, view selection, preprocessing, method, paramete
 runs of the current data (``core.records.session_file``), written atomically. Opening reads and
 checks the file in a worker thread and loads the data in a child process (as every file the
 window reads); only when both succeeded does it touch the window: the dataset is set with the
-saved view choices, then the method, parameters and run list are restored. Any error before that leaves the window as it was.
+saved view choices, then the method, parameters and run list are restored. Any error before
+that leaves the window as it was.
 """
 
 from __future__ import annotations
