@@ -201,7 +201,7 @@ class SessionIO(QObject):
     def _on_read(self, path: str, state: SessionState, data_path: Path | None) -> None:
         src = state.source
         if data_path is not None:
-            self.win.loading.load(  # in a child process, like every file the window reads
+            self.win.load_file(  # in a child process, like every file the window reads
                 str(data_path),
                 lambda res: self._on_data(state, res, str(data_path)),
                 failed=self.failed.emit,
