@@ -18,7 +18,7 @@ from core.data.demo import load_demo as core_load_demo
 from core.data.demo import make_synthetic
 from core.data.preprocessing import PREPROCESSORS, preprocess
 
-__all__ = ["PREPROCESSORS", "DataSession", "load_demo", "load_path", "preprocess_views"]
+__all__ = ["PREPROCESSORS", "DataSession", "load_demo", "preprocess_views"]
 
 
 def preprocess_views(views: list, methods: list[str]) -> tuple[list, list[str]]:
@@ -77,14 +77,6 @@ class DataSession:
     @property
     def labels(self) -> np.ndarray | None:
         return self.dataset.labels
-
-
-def load_path(path: str) -> tuple[DataSession, dict]:
-    """Load a file or CSV folder (slow: call from a worker); raises DataError."""
-    from core.data.io import load_dataset
-
-    ds = load_dataset(path)
-    return DataSession(ds), ds.summary()
 
 
 def load_demo(name: str = "handwritten") -> tuple[DataSession, dict]:
