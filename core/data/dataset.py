@@ -242,7 +242,7 @@ class MultiViewDataset:
                 kinds[key] = "categorical"
             else:
                 finite = values[np.isfinite(values)]
-                few = np.unique(finite).size <= min(50, max(2, self.n_samples // 2))
+                few = np.unique(finite).size <= min(20, max(2, self.n_samples // 2))
                 integral = bool(np.all(finite == np.round(finite)))
                 kinds[key] = "categorical" if few and integral else "numeric"
         return kinds
@@ -262,7 +262,7 @@ class MultiViewDataset:
         values = self.metadata_column(key)
         missing = values == "" if values.dtype.kind in "US" else ~np.isfinite(values)
         if missing.any():
-            first = self.ids[np.flatnonzero(missing)[0]]
+            first = str(self.ids[np.flatnonzero(missing)[0]])
             raise DataError(
                 f"column {key!r} has no value for {int(missing.sum())} sample(s) (first: id "
                 f"{first!r}): the reference labels must cover every sample"

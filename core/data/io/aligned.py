@@ -172,7 +172,7 @@ def load_spec(spec: DataSpec, *, source: str = "") -> MultiViewDataset:
             drop |= d
         for col, values in r.text.items():
             notes.append(
-                f"{r.where}: column {col!r} is not numeric (first value {values[0]!r}): left "
+                f"{r.where}: column {col!r} is not numeric (first value {str(values[0])!r}): left "
                 f"out of view {src.name!r}, kept as metadata column '{src.name}:{col}'"
             )
             metadata[f"{src.name}:{col}"] = _place_text(values, rows)
@@ -200,7 +200,7 @@ def load_spec(spec: DataSpec, *, source: str = "") -> MultiViewDataset:
     lost = ~mask.any(axis=1)
     if lost.any():
         raise DataError(
-            f"{int(lost.sum())} sample(s) have no usable view (first: id {order[lost][0]!r})"
+            f"{int(lost.sum())} sample(s) have no usable view (first: id {str(order[lost][0])!r})"
         )
     if label_note:
         notes.append(label_note)
@@ -318,7 +318,7 @@ def _labels(
     if missing.any():
         raise DataError(
             f"label column {column!r} has no value for {int(missing.sum())} sample(s) (first: "
-            f"id {order[missing][0]!r}): the reference labels must cover every sample"
+            f"id {str(order[missing][0])!r}): the reference labels must cover every sample"
         )
     from core.data.dataset import encode_labels
 

@@ -196,7 +196,9 @@ def read_table(
         if j == id_col:
             continue
         cells = [r[j] for r in layout.sample if len(r) > j and not _is_missing(r[j])]
-        (numeric if all(_is_number(c) for c in cells) else text).append(j)
+        # a column with no number at all is text; one with numbers and a stray word is an
+        # error naming that cell (raised by _numbers), never silently dropped
+        (text if cells and not any(_is_number(c) for c in cells) else numeric).append(j)
     skip = 1 if layout.header is not None else 0
     values = _numbers(p, layout, numeric, skip)
     n = values.shape[0]
@@ -237,7 +239,7 @@ def _check_ids(p: Path, ids: np.ndarray, column: str) -> None:
     if same.size:
         first, second = sorted((int(order[same[0]]), int(order[same[0] + 1])))
         raise DataError(
-            f"{p.name}: column {column!r}: duplicate sample id {ids[first]!r} in data rows "
+            f"{p.name}: column {column!r}: duplicate sample id {str(ids[first])!r} in data rows "
             f"{first + 1} and {second + 1}"
         )
 
