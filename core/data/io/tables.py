@@ -299,8 +299,10 @@ def _fill_missing(data: bytes, delim: bytes, tokens: tuple[bytes, ...]) -> bytes
     for token in tokens:
         for cell in (token, b'"' + token + b'"'):
             # each replace copies the whole text: skip the cells that do not occur
-            if delim + cell + delim not in data and delim + cell + b"\n" not in data and (
-                b"\n" + cell + delim not in data and not data.startswith(cell + delim)
+            if (
+                delim + cell + delim not in data
+                and delim + cell + b"\n" not in data
+                and (b"\n" + cell + delim not in data and not data.startswith(cell + delim))
             ):
                 continue
             for _ in range(2):  # a replace does not see overlapping matches (",,,")
