@@ -10,13 +10,14 @@ May import: ``core``, ``mvc_gui.model``, ``mvc_gui.run``, ``mvc_gui.plots``,
 
 from __future__ import annotations
 
-from mvc_gui.tools import report, robustness, runs, sessions, sweep, teaching
+from mvc_gui.tools import report, robustness, runs, sessions, sweep, table_import, teaching
 
 __all__ = ["install_tools"]
 
 
 def install_tools(win) -> None:
     """Install every tool into ``win`` (one line per tool, in menu order)."""
+    table_import.install(win)
     report.install(win)
     runs.install(win)
     sessions.install(win)
