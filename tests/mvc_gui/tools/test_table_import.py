@@ -7,9 +7,9 @@ import csv
 
 import numpy as np
 import pytest
+from table_fixtures import write_h5mu, write_omics_tables
 
 from mvc_gui.panels.table_preview import PREVIEW_ROWS, TablePreviewDialog
-from table_fixtures import write_h5mu, write_omics_tables
 
 
 def _load(qtbot, win, call):
@@ -33,7 +33,8 @@ def test_views_and_metadata_from_tables_then_run_and_export_ids(qtbot, window, t
                                                    name="protein", shared_only=True))  # fmt: skip
     assert ds.view_names == ["rna", "protein", "protein 2"]
     assert ds.n_samples == 108 and ds.complete
-    ds = _load(qtbot, window, lambda: tool.set_meta(str(tmp_path / "clinical.tsv"), None, "subtype"))
+    meta = str(tmp_path / "clinical.tsv")
+    ds = _load(qtbot, window, lambda: tool.set_meta(meta, None, "subtype"))
     combo = window.dataset_panel.reference
     assert [combo.itemText(i) for i in range(combo.count())] == ["none", "subtype", "site"]
     assert combo.currentText() == "subtype" and ds.class_names == ["Basal", "Her2", "LumA"]
