@@ -21,6 +21,7 @@ from core.data.io import DataSpec, ViewSource, load_spec
 from mvc_gui.model.data_session import DataSession
 from mvc_gui.panels.table_preview import TablePreviewDialog
 from mvc_gui.run.workers import TaskWorker
+from mvc_gui.tools.host import ToolHost
 
 __all__ = ["TableImport", "install", "load_spec_session"]
 
@@ -135,7 +136,7 @@ class TableImport(QObject):
         self.win.set_session(fresh, ds.summary())
 
 
-def install(win: Any) -> TableImport:
+def install(win: ToolHost) -> TableImport:
     """File > Add view from file... and Load metadata... (after Open), and the Data dock's
     reference-label choice."""
     tool = TableImport(win)
@@ -148,5 +149,4 @@ def install(win: Any) -> TableImport:
     menu = win.file_menu
     menu.insertActions(win.recent_menu.menuAction(), [add, meta])
     win.dataset_panel.reference_changed.connect(tool.choose_reference)
-    win.table_import = tool
     return tool

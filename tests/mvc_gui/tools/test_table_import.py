@@ -20,7 +20,7 @@ def _load(qtbot, win, call):
 
 def test_views_and_metadata_from_tables_then_run_and_export_ids(qtbot, window, tmp_path):
     info = write_omics_tables(tmp_path)
-    tool = window.table_import
+    tool = window.tools.table_import
     _load(qtbot, window, lambda: tool.add_view(str(tmp_path / "rna.csv"), name="rna"))
     ds = _load(qtbot, window, lambda: tool.add_view(str(tmp_path / "protein.tsv"), name="protein"))
     assert ds.view_names == ["rna", "protein"] and ds.n_samples == 120
@@ -51,7 +51,7 @@ def test_views_and_metadata_from_tables_then_run_and_export_ids(qtbot, window, t
     truth = dict(zip(info["ids"].tolist(), info["labels"].tolist(), strict=True))
     assert all(truth[r[0]] == r[2] for r in rows[1:])
     # another categorical column as the reference labels: metrics follow it
-    ds = _load(qtbot, window, lambda: window.table_import.choose_reference("site"))
+    ds = _load(qtbot, window, lambda: window.tools.table_import.choose_reference("site"))
     assert ds.class_names == ["site 0", "site 1", "site 2", "site 3"]
     assert window.dataset_panel.reference.currentText() == "site"
 
@@ -62,7 +62,7 @@ def test_mudata_modalities_as_views_through_the_preview(qtbot, window, tmp_path,
     keys = [dlg.key.itemText(i) for i in range(dlg.key.count())]
     assert keys[:2] == ["rna/X", "prot/X"] or set(keys) >= {"rna/X", "prot/X"}
     assert dlg.table.rowCount() == PREVIEW_ROWS and dlg.table.item(0, 0).text() == "bc000"
-    tool = window.table_import
+    tool = window.tools.table_import
     for key in ("rna/X", "prot/X"):
         _load(qtbot, window, lambda k=key: tool.add_view(str(tmp_path / "m.h5mu"),
                                                          name=k.split("/")[0], key=k))  # fmt: skip
@@ -86,7 +86,7 @@ def test_table_preview_shows_the_id_column_and_first_rows(qtbot, tmp_path):
 def test_a_bad_view_file_keeps_the_current_data_and_says_why(qtbot, loaded, tmp_path, text):
     (tmp_path / "dup.csv").write_text(text)
     before = loaded.session
-    worker = loaded.table_import.add_view(str(tmp_path / "dup.csv"), name="dup")
+    worker = loaded.tools.table_import.add_view(str(tmp_path / "dup.csv"), name="dup")
     qtbot.waitUntil(lambda: not worker.is_alive(), timeout=10_000)
     qtbot.waitUntil(lambda: "duplicate sample id 'x'" in loaded.messages.text, timeout=5000)
     assert loaded.session is before and np.all(loaded.session.dataset.ids == before.dataset.ids)
