@@ -232,6 +232,45 @@ class MultiViewDataset:
             observed=observed,
         )
 
+    def metadata_columns(self) -> dict[str, str]:
+        """Metadata column name -> kind: ``"numeric"``, or ``"categorical"`` (text, or a number
+        column with few distinct values: usable as reference labels or colours)."""
+        kinds = {}
+        for key, column in self.metadata.items():
+            values = np.asarray(column)
+            if values.dtype.kind in "US":
+                kinds[key] = "categorical"
+            else:
+                finite = values[np.isfinite(values)]
+                few = np.unique(finite).size <= min(20, max(2, self.n_samples // 2))
+                integral = bool(np.all(finite == np.round(finite)))
+                kinds[key] = "categorical" if few and integral else "numeric"
+        return kinds
+
+    def metadata_column(self, key: str) -> np.ndarray:
+        """One metadata column, one value per sample in dataset order (NaN or "" when the
+        metadata has no value for a sample)."""
+        if key not in self.metadata:
+            have = ", ".join(repr(k) for k in self.metadata) or "none"
+            raise DataError(f"no metadata column {key!r} (columns: {have})")
+        return np.asarray(self.metadata[key])
+
+    def with_reference_labels(self, key: str | None) -> MultiViewDataset:
+        """The dataset with a metadata column as its reference labels (None: no labels)."""
+        if key is None:
+            return replace(self, labels=None, class_names=[])
+        values = self.metadata_column(key)
+        missing = values == "" if values.dtype.kind in "US" else ~np.isfinite(values)
+        if missing.any():
+            first = str(self.ids[np.flatnonzero(missing)[0]])
+            raise DataError(
+                f"column {key!r} has no value for {int(missing.sum())} sample(s) (first: id "
+                f"{first!r}): the reference labels must cover every sample"
+            )
+        codes, names = encode_labels(values)
+        meta = {**self.meta, "label_variable": key}
+        return replace(self, labels=codes, class_names=names, meta=meta)
+
     def summary(self) -> dict[str, object]:
         """Per-view facts for `mvc info` and the dataset panel."""
         rows = []
@@ -249,6 +288,14 @@ class MultiViewDataset:
             "class_counts": counts,
             "warnings": list(self.warnings),
             "meta": dict(self.meta),
+            "ids": "own" if self.sample_ids is not None else "1..n",
+            "observed_per_view": None
+            if self.observed is None
+            else self.observed.sum(axis=0).astype(int).tolist(),
+            "complete_samples": self.n_samples
+            if self.observed is None
+            else int(self.observed.all(axis=1).sum()),
+            "metadata_columns": self.metadata_columns(),
         }
 
 

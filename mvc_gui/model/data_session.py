@@ -53,9 +53,30 @@ class DataSession:
         idx = tuple(self.view_indices)
         return (self.token, idx, tuple(self.methods[i] for i in idx))
 
-    def check(self) -> None:
+    def check(self, method: type | None = None) -> None:
+        """Raise DataError when the chosen views cannot be clustered (by ``method``)."""
         if not self.view_indices:
             raise DataError("all views are excluded: include at least one view")
+        observed = self.observed
+        if observed is not None and not observed.any(axis=1).all():
+            lost = int(np.count_nonzero(~observed.any(axis=1)))
+            raise DataError(f"{lost} sample(s) have none of the included views")
+        if observed is not None and method is not None and not method.supports_incomplete:
+            missing = int(np.count_nonzero(~observed.all(axis=1)))
+            raise DataError(
+                f"{method.__name__} needs every view of every sample, but {missing} sample(s) "
+                "miss an included view: exclude that view, load the files again keeping only "
+                "the samples every view has, or choose a method that handles incomplete views"
+            )
+
+    @property
+    def observed(self) -> np.ndarray | None:
+        """Which sample has which included view (None: all complete)."""
+        mask = self.dataset.observed
+        if mask is None:
+            return None
+        mask = mask[:, self.view_indices]
+        return None if mask.all() else mask
 
     def prepared(self) -> tuple[list, list[str]]:
         """Preprocessed included views and the preprocessing chosen for each (slow: worker)."""

@@ -16,11 +16,12 @@ from dataclasses import dataclass
 
 from PySide6.QtGui import QAction
 
-from mvc_gui.tools import report, robustness, runs, sessions, sweep, teaching
+from mvc_gui.tools import report, robustness, runs, sessions, sweep, table_import, teaching
 from mvc_gui.tools.experiment_window import WindowLauncher
 from mvc_gui.tools.host import ToolHost
 from mvc_gui.tools.runs import RunListPanel
 from mvc_gui.tools.sessions import SessionIO
+from mvc_gui.tools.table_import import TableImport
 from mvc_gui.tools.teaching import TeachingTool
 
 __all__ = ["ToolHost", "Tools", "install_tools"]
@@ -30,6 +31,7 @@ __all__ = ["ToolHost", "Tools", "install_tools"]
 class Tools:
     """What the tools installed: one field per tool, in menu order."""
 
+    table_import: TableImport
     report_action: QAction
     runs: RunListPanel
     sessions: SessionIO
@@ -42,6 +44,7 @@ def install_tools(host: ToolHost) -> Tools:
     """Install every tool into ``host`` and return what they created."""
     run_list = runs.install(host)
     return Tools(
+        table_import=table_import.install(host),
         report_action=report.install(host),
         runs=run_list,
         sessions=sessions.install(host, run_list),

@@ -63,6 +63,7 @@ class ToolHost(Protocol):
 
     # where a tool adds its entries
     file_menu: QMenu
+    recent_menu: QMenu  # File > Open recent (data-loading entries go before it)
     tools_menu: QMenu
     quit_separator: QAction
 

@@ -59,6 +59,7 @@ class RunPresenter(QObject):
         ds = session.dataset
         self.selection.clear()
         self.embedding.reset(ds.labels, ds.class_names, "Computing layout...")
+        self.embedding.sample_ids = ds.ids
         self.weights.set_views(session.view_names)
         self.heatmap.clear("Shown when the method\nprovides its graph")
         self.confusion.reset(ds.class_names)

@@ -65,9 +65,9 @@ class WindowIOMixin:
             return
         if path := self.ask_save_path("Export selection", "selection.csv", "CSV (*.csv)"):
             labels = self.presenter.history.labels if self.presenter.history else None
-            self._write(
-                exports.export_selection, path, self.selection.indices, labels, self.session.labels
-            )
+            ds = self.session.dataset
+            self._write(exports.export_selection, path, self.selection.indices, labels,
+                        self.session.labels, ds.ids.tolist(), ds.class_names)  # fmt: skip
 
     def export_plot(self, name: str) -> None:
         if path := self.ask_save_path("Export plot", f"{name}.png", "PNG (*.png);;SVG (*.svg)"):

@@ -40,6 +40,7 @@ from core.data.io.assemble import (
     natural_key,
     parse_labels,
 )
+from core.data.io.parts import merge_parts
 from core.data.io.triplets import is_triplets, triplets_to_csr
 
 __all__ = ["LABEL_NAMES", "build_dataset", "is_auxiliary_name"]
@@ -317,6 +318,7 @@ def build_dataset(
     variables = {k: _unwrap(v) for k, v in variables.items() if not k.startswith("__")}
     if not variables:
         raise DataError("the file contains no variables")
+    variables = merge_parts(variables, set(LABEL_NAMES), notes)
     used: set[str] = set()
     view_names = class_names = None
     for key, value in variables.items():
