@@ -54,7 +54,9 @@ def observed_anchor_graphs(
     """Per view: BKHK anchors and the PKN graph of that view's observed samples only.
 
     Returns (anchors per view, m x d_v; graphs, n x m with empty rows where a sample misses
-    the view). The values in a missing sample's row of a view are never read.
+    the view). The values in a missing sample's row of a view are never read. ``k`` is
+    clipped to m/2: with few observed samples m is small, and a sample joined to nearly
+    every anchor carries no structure.
     """
     n, nv = observed.shape
     anchors, graphs = [], []
@@ -67,7 +69,7 @@ def observed_anchor_graphs(
             bkhk_steps([xv], m, rng, space=space), "anchors", msg, 0.9 * lo, 0.9 * (lo + hi) / 2
         )
         z = yield from rep.follow(
-            pkn_anchor_graph_steps(xv, a[0], k),
+            pkn_anchor_graph_steps(xv, a[0], min(k, max(m // 2, 1))),
             "graph",
             f"anchor graph of view {v + 1}/{nv} ({rows.size} samples)",
             0.9 * (lo + hi) / 2,

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import csv
+
 import numpy as np
 import pytest
+import scipy.io
 import scipy.sparse as sp
 
+from conftest import make_blobs_views
+from core.cli.main import main
 from core.data.dataset import DataError
 from core.experiments.amputation import amputate, amputation_mask, fill_missing
+from core.experiments.missing import Amputation, run_amputation
+from core.experiments.robustness import method_params
 
 
 @pytest.mark.parametrize("n_views", [2, 3, 5])
@@ -58,3 +65,31 @@ def test_bad_rates_and_single_views_are_refused():
         amputation_mask(10, 1, 0.3)
     with pytest.raises(DataError, match="fill must be one of"):
         fill_missing([np.ones((3, 2))], np.ones((3, 1), bool), "median")
+
+
+def test_amputation_experiment_and_cli(tmp_path, capsys):
+    """FMDC keeps its own handling, a method without it gets the fill; the CSV says which."""
+    views, labels = make_blobs_views(n=90, c=3, dims=(4, 6), sep=8.0)
+    plan = Amputation(method_params(["fmdc", "alpc"], 3), [0, 0.5], [0], [], ["a", "b"])
+    run_amputation(plan, views, labels, n_jobs=1)
+    assert all(r["status"] == "ok" for r in plan.rows)
+    assert plan.summary("acc")["fmdc"][1][1] > 0.9
+    plan.write_csv(tmp_path / "m.csv")
+    rows = list(csv.DictReader(open(tmp_path / "m.csv")))
+    assert {r["method"]: r["handling"] for r in rows} == {
+        "fmdc": "incomplete",
+        "alpc": "mean-filled",
+    }
+    cell = np.empty((1, 2), dtype=object)
+    cell[0, 0], cell[0, 1] = views
+    data = tmp_path / "data.mat"
+    scipy.io.savemat(data, {"X": cell, "Y": (labels + 1)[:, None]})
+    argv = ["robustness", str(data), "--method", "fmdc", "--seeds", "0", "--n-jobs", "1"]
+    out = tmp_path / "missing.csv"
+    assert main([*argv, "--missing", "0.1,0.3", "--out", str(out)]) == 0
+    assert "missing views" in capsys.readouterr().out
+    assert [r["level"] for r in csv.DictReader(open(out))] == ["0.1", "0.3"]
+    for bad, message in ((["--missing", "1"], "in [0, 1)"), ([], "--noisy-views")):
+        assert main([*argv, *bad, "--out", str(tmp_path / "bad.csv")]) == 2
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "bad.csv").exists()
