@@ -20,6 +20,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin
 
 from core.data.dataset import DataError, View, check_observed, check_views
+from core.methods.docstrings import add_sections
 from core.methods.params import Param, ParamError, ParamSpec
 
 __all__ = [
@@ -234,6 +235,13 @@ class BaseSolver(ClusterMixin, BaseEstimator):
     objective_decreases: ClassVar[bool] = True
     #: True when the method implements ``_run_incomplete``: samples missing from some views
     supports_incomplete: ClassVar[bool] = False
+    #: fitted attributes of this method beyond the common ones: name -> "type: meaning"
+    own_attributes: ClassVar[dict[str, str]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "__doc__" in vars(cls) and cls.__doc__:  # help(FMDC) lists parameters and attributes
+            cls.__doc__ = add_sections(cls.__doc__, cls.param_spec, cls.own_attributes)
 
     _fitted_names = (
         "labels_",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Generator
+from typing import ClassVar
 
 import numpy as np
 
@@ -69,6 +70,15 @@ class ALPC(BaseSolver):
         "Chen, Wang, Peng, Wang, Anchor Learning with Potential Cluster Constraints for "
         "Multi-view Clustering, AAAI 2025, arXiv:2412.16519"
     )
+    own_attributes: ClassVar[dict[str, str]] = {
+        "anchor_indicator_": "ndarray (c, M): P, the anchor-to-cluster matrix",
+        "anchor_clusters_": "ndarray (M,): the cluster each anchor belongs to",
+        "sample_indicator_": "ndarray (n, c): Rᵀ, the sample-to-cluster matrix",
+        "cluster_bases_": "list of ndarray: the orthonormal bases U_v",
+        "n_anchors_": "int: M = m·c anchors",
+        "recon_share_": "ndarray (n_views,): each view's share of the reconstruction error "
+        "(ALPC learns no view weights)",
+    }
     objective_label = "Σ‖X−AZ‖² + λ1Σ‖A−UP‖² + λ2‖Z−PᵀR‖²"
     param_spec = COMMON_PARAMS + ParamSpec(
         Param(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Generator
+from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -70,6 +71,16 @@ class DTLL(BaseSolver):
         "Discrete Tensorized Label Learning with Anchor Graphs, anonymous ICLR submission; "
         "anchor graph by Xia et al., TPAMI 2022, doi:10.1109/TPAMI.2022.3187976"
     )
+    own_attributes: ClassVar[dict[str, str]] = {
+        "n_anchors_": "int: anchors m",
+        "anchor_indices_": "ndarray (m,): the samples chosen as anchors",
+        "initial_labels_": "ndarray (n,): the starting labels",
+        "anchor_order_": "ndarray (m,): anchors sorted by label",
+        "view_graphs_": "list of ndarray: the learned per-view graphs G_v",
+        "view_labels_": "list of ndarray: the labels each view alone gives",
+        "view_agreement_": "ndarray (n_views,): ARI of each view's labels with the consensus",
+        "effective_weights_": "ndarray (n_views,): α_v^r normalised, the weights as they act",
+    }
     objective_label = "Σ α_v^r ‖S_vᵀG_v‖_* − λ‖𝒢‖_Sp^p"
     objective_decreases = False
     param_spec = COMMON_PARAMS + ParamSpec(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Generator
+from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -53,7 +54,8 @@ class FMDC(BaseSolver):
 
     Shared BKHK anchors, a parameter-free k-NN anchor graph ``Z_v`` per view, and a discrete
     indicator ``Y`` with simplex view weights ``α`` minimising
-    ``J = ‖Σ_v α_v Z_v Δ_v⁻¹ Z_vᵀ − Y(YᵀY)⁻¹Yᵀ‖²_F`` (never formed: see ``fmdc_steps``).
+    ``J = ‖Σ_v α_v Z_v Δ_v⁻¹ Z_vᵀ − Y(YᵀY)⁻¹Yᵀ‖²_F`` (never formed: see
+    ``core.methods.fmdc.updates``).
     ``Y`` is updated by exact row-by-row coordinate ascent, ``α`` by a V-dimensional QP.
 
     References
@@ -72,6 +74,10 @@ class FMDC(BaseSolver):
     )
     reference = "Qiang et al., Fast Multi-View Discrete Clustering with Anchor Graphs, AAAI 2021"
     supports_incomplete = True
+    own_attributes: ClassVar[dict[str, str]] = {
+        "n_anchors_": "int: anchors used (after snapping to a power of 2)",
+        "view_graphs_": "list of sparse matrices: the per-view anchor graphs Z_v (n x m)",
+    }
     objective_label = "‖Σ α_v S_v − P_Y‖²"
     param_spec = COMMON_PARAMS + ParamSpec(
         Param(
@@ -278,7 +284,7 @@ class FMDC(BaseSolver):
             anchors=anchors,
             anchor_graph=incomplete.consensus_graph(graphs, observed, alpha),
             history=extra,
-            attributes={"n_anchors_": m, "view_graphs_": graphs, "observed_": observed},
+            attributes={"n_anchors_": m, "view_graphs_": graphs},
         )
 
     def _initial_labels(

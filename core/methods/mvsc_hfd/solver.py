@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Generator
+from typing import ClassVar
 
 import numpy as np
 
@@ -68,6 +69,15 @@ class MVSCHFD(BaseSolver):
         "Ou, Wang, Zhang, Zhou, Zhu, Anchor-based Multi-view Subspace Clustering with "
         "Hierarchical Feature Descent (preprint; code: github.com/QiyuanOu/MVSC-HFD)"
     )
+    own_attributes: ClassVar[dict[str, str]] = {
+        "embedding_": "ndarray: the spectral embedding k-means ran on",
+        "effective_weights_": "ndarray (n_views,): α_v² normalised, the weights as they act",
+        "view_weight_history_": "ndarray (n_iter, n_views): α per iteration",
+        "layers_": "list of lists of ndarray: the layer matrices W_1..W_δ per view",
+        "layer_widths_": "list of int: the layer widths",
+        "residual_norms_": "ndarray (n_views,): the final reconstruction residual per view",
+        "n_anchors_": "int: anchors m",
+    }
     objective_label = "Σ α_v² ‖X_v − W_1⋯W_δ A Z‖²"
     param_spec = COMMON_PARAMS + ParamSpec(
         Param(
