@@ -19,6 +19,7 @@ from core.methods.base import (
     register,
     seed_streams,
 )
+from core.methods.fmdc import incomplete
 from core.methods.fmdc.jit import fmdc_sweep
 from core.methods.fmdc.updates import (
     balance_empty_clusters,
@@ -72,6 +73,7 @@ class FMDC(BaseSolver):
         "finely but cost time; more neighbours give smoother, denser graphs."
     )
     reference = "Qiang et al., Fast Multi-View Discrete Clustering with Anchor Graphs, AAAI 2021"
+    supports_incomplete = True
     own_attributes: ClassVar[dict[str, str]] = {
         "n_anchors_": "int: anchors used (after snapping to a power of 2)",
         "view_graphs_": "list of sparse matrices: the per-view anchor graphs Z_v (n x m)",
@@ -240,6 +242,47 @@ class FMDC(BaseSolver):
             view_weights=alpha,
             anchors=anchors,
             anchor_graph=consensus,
+            history=extra,
+            attributes={"n_anchors_": m, "view_graphs_": graphs},
+        )
+
+    def _run_incomplete(
+        self, views: list[View], observed: np.ndarray, rep: Reporter
+    ) -> Generator[IterationState, None, FitResult]:
+        """Samples missing from views: per-view anchors and graphs (fmdc/incomplete.py)."""
+        v, c = len(views), self.n_clusters
+        m = effective_anchor_count(self.n_anchors, int(observed.sum(axis=0).min()))
+        rng = seed_streams(self.random_state, ["anchors", "init", "restarts", "svds_v0"])
+        anchors, graphs = yield from incomplete.observed_anchor_graphs(
+            views, observed, m, self.n_neighbors, rng["anchors"], rep, self.bkhk_space
+        )
+        zhats = incomplete.scaled_graphs(graphs, observed)
+        gram = cross_gram(zhats)
+        equal = np.full(v, 1.0 / v)
+        yield rep.stage(
+            "graph",
+            0.95,
+            "consensus anchor graph",
+            anchor_graph=incomplete.consensus_graph(graphs, observed, equal),
+        )
+        yield rep.stage("init", 0.95, "initial labels")
+        n_init = self.n_init or (1 if self.init == "anchor_spectral" else 10)
+        best: tuple | None = None
+        embedding = None
+        for r in range(n_init):
+            labels0, embedding = self._initial_labels(zhats, c, rng, r, embedding)
+            run = yield from self._optimise(zhats, gram, labels0, rep, restart=r)
+            if best is None or run[1][-1] < best[1][-1] - 1e-12:
+                best = run
+        labels, history, alpha, extra, n_iter, converged = best
+        return FitResult(
+            labels=labels,
+            objective_history=history,
+            n_iter=n_iter,
+            converged=converged,
+            view_weights=alpha,
+            anchors=anchors,
+            anchor_graph=incomplete.consensus_graph(graphs, observed, alpha),
             history=extra,
             attributes={"n_anchors_": m, "view_graphs_": graphs},
         )

@@ -19,7 +19,7 @@ from core.methods.base import (
     register,
     seed_streams,
 )
-from core.methods.mvsc_hfd import updates
+from core.methods.mvsc_hfd import incomplete, updates
 from core.methods.params import Param, ParamError, ParamSpec
 from core.numerics.kmeans import kmeans_steps
 from core.numerics.linalg import row_normalize
@@ -56,6 +56,7 @@ class MVSCHFD(BaseSolver):
     """
 
     name = "mvsc-hfd"
+    supports_incomplete = True
     title = "MVSC-HFD: multi-view subspace clustering with hierarchical feature descent"
     summary = (
         "Maps every view through a stack of orthonormal layers that shrink the dimension step "
@@ -251,7 +252,15 @@ class MVSCHFD(BaseSolver):
         first = min(min(dims), updates.WIDTH_CAP)
         return int(8 * (6 * n_samples * m + 3 * sum(dims) * first))
 
-    def _run(self, views: list[View], rep: Reporter) -> Generator[IterationState, None, FitResult]:
+    def _run_incomplete(
+        self, views: list[View], observed: np.ndarray, rep: Reporter
+    ) -> Generator[IterationState, None, FitResult]:
+        """Samples missing from views: each view rebuilt on its own samples (incomplete.py)."""
+        return (yield from self._run(incomplete.zero_missing_rows(views, observed), rep, observed))
+
+    def _run(
+        self, views: list[View], rep: Reporter, observed: np.ndarray | None = None
+    ) -> Generator[IterationState, None, FitResult]:
         n, c, m = views[0].shape[0], self.n_clusters, self._anchor_count()
         rng = seed_streams(self.random_state, ["anchors", "init", "postprocess_kmeans"])
         widths = self._widths(views)
@@ -281,9 +290,15 @@ class MVSCHFD(BaseSolver):
                 else:
                     proj = [updates.w_sweep(w, st.a, xz) for w, xz in zip(st.w, st.xz, strict=True)]
                 updates.a_step(st, proj)
-                st.zt = updates.z_step(views, st)
+                if observed is None:
+                    st.zt = updates.z_step(views, st)
+                else:
+                    st.zt = incomplete.masked_z_step(views, st, observed)
                 st.xz = [updates.padded_xz(x, st.zt, r) for x, r in zip(views, rows, strict=True)]
-                f = updates.residual_norms(sq_norms, st)
+                if observed is None:
+                    f = updates.residual_norms(sq_norms, st)
+                else:
+                    f = incomplete.masked_residual_norms(sq_norms, st, observed)
                 st.alpha = updates.view_weights(f, self.alpha_rule)
             obj = float(np.sum(st.alpha**2 * f**2))
             hist.append(obj)
