@@ -79,6 +79,8 @@ class RunResult:
     timings: dict[str, float] = field(default_factory=dict)
     dataset: dict[str, Any] = field(default_factory=dict)
     preprocessing: list[str] = field(default_factory=list)
+    #: parameter values used in the fit, automatic ones resolved from the data
+    resolved_params: dict[str, Any] = field(default_factory=dict)
     versions: dict[str, str] = field(default_factory=package_versions)
     created: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
@@ -114,6 +116,7 @@ class RunResult:
             timings=timings,
             dataset=dict(dataset or {}),
             preprocessing=list(preprocessing),
+            resolved_params=dict(getattr(solver, "resolved_params_", {})),
         )
 
     def to_json(self) -> str:

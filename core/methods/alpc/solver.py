@@ -70,6 +70,8 @@ class ALPC(BaseSolver):
         "Multi-view Clustering, AAAI 2025, arXiv:2412.16519"
     )
     objective_label = "Σ‖X−AZ‖² + λ1Σ‖A−UP‖² + λ2‖Z−PᵀR‖²"
+    #: the authors' demos feed raw term counts (BBCSport) and features as stored
+    auto_preprocessing = "raw_counts"
     param_spec = COMMON_PARAMS + ParamSpec(
         Param(
             "anchors_per_cluster",

@@ -68,6 +68,8 @@ class MVSCHFD(BaseSolver):
         "Hierarchical Feature Descent (preprint; code: github.com/QiyuanOu/MVSC-HFD)"
     )
     objective_label = "Σ α_v² ‖X_v − W_1⋯W_δ A Z‖²"
+    #: the authors' demo z-scores every feature (mapstd) before the layers
+    auto_preprocessing = "zscore"
     param_spec = COMMON_PARAMS + ParamSpec(
         Param(
             "depth",
