@@ -41,9 +41,7 @@ class WindowIOMixin:
 
     def export_labels(self) -> None:
         if (result := self.current_result()) and (
-            path := self.ask_save_path(
-                "Export labels", f"{self.file_stem()}_labels.csv", "CSV (*.csv)"
-            )
+            path := self.ask_save_path("Export labels", f"{self.file_stem()}_labels.csv", "CSV (*.csv)")
         ):
             self._write(exports.export_labels, path, result)
 
