@@ -34,7 +34,7 @@ FORMULATIONS = ("code", "code_exactP", "paper")
 #: automatic λ1 per sample: the authors' BBCSport demo (λ1 = 90 at n = 544), docs/defaults.md
 LAMBDA1_PER_SAMPLE = 90 / 544
 #: automatic stopping: relative change of the objective (scale- and n-free)
-AUTO_REL_TOL = 1e-6
+AUTO_REL_TOL = 1e-3
 #: automatic anchors: 10 per cluster, fewer when c is large (the cost grows as M³)
 MAX_AUTO_ANCHORS = 500
 
