@@ -96,6 +96,7 @@ class ALPC(BaseSolver):
             low=1,
             high=50,
             allow_none=True,
+            typical=10,
         ),
         Param(
             "lambda1",
@@ -109,6 +110,7 @@ class ALPC(BaseSolver):
             high=1e9,
             log=True,
             allow_none=True,
+            typical=100.0,
         ),
         Param(
             "lambda2",

@@ -93,6 +93,7 @@ class FMDC(BaseSolver):
             low=1,
             high=200,
             allow_none=True,
+            typical=15,
         ),
         Param(
             "max_iter",
