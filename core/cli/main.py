@@ -21,7 +21,7 @@ from core.cli.data_args import add_data_args, add_table_args, load_data, select_
 from core.cli.experiments import add_experiment_parsers, run_experiment
 from core.cli.params import add_param_flags, collect_params
 from core.data.dataset import DataError, MultiViewDataset
-from core.data.preprocessing import preprocess
+from core.data.preprocessing import AUTO_RULES, preprocess
 from core.methods import REGISTRY
 from core.methods.base import IterationState, normalized_weights
 from core.methods.params import ParamError
@@ -162,8 +162,11 @@ def cmd_run(full: argparse.Namespace) -> int:
             "handles incomplete views"
         )
     pp = full.preprocess.split(",") if "," in full.preprocess else full.preprocess
-    views, chosen = preprocess(ds.views, pp)
+    views, chosen = preprocess(ds.views, pp, cls.auto_preprocessing)
     err = sys.stderr
+    if "auto" in pp:
+        rule = AUTO_RULES[cls.auto_preprocessing][1]
+        err.write(f"auto preprocessing for {full.method}: {rule}\n")
     for name, how in zip(ds.view_names, chosen, strict=True):
         err.write(f"preprocessing {name}: {how}\n")
     show = ProgressPrinter(err, quiet=full.quiet)
@@ -171,6 +174,7 @@ def cmd_run(full: argparse.Namespace) -> int:
     for state in solver.iterate(views, ds.observed):
         show(state)
     total = time.perf_counter() - t0
+    _print_resolved(solver, err)
     result = RunResult.from_solver(
         solver,
         true_labels=ds.labels,
@@ -207,6 +211,23 @@ def _write_back(args: argparse.Namespace, ds: MultiViewDataset, result: RunResul
         raise DataError("--write-back needs --meta TABLE, or an .h5ad/.h5mu data file")
     return write_back(source, args.write_back, ds.ids.tolist(), result.labels,
                       id_column=getattr(args, "id_column", None))  # fmt: skip
+
+
+def _print_resolved(solver: object, out: TextIO) -> None:
+    """The values automatic parameters took for this data (docs/defaults.md)."""
+    auto = {
+        k: v
+        for k, v in getattr(solver, "resolved_params_", {}).items()
+        if getattr(solver, k, None) is None and v is not None
+    }
+    if auto:
+        out.write(
+            "automatic parameters: "
+            + ", ".join(
+                f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in auto.items()
+            )
+            + "\n"
+        )
 
 
 def _print_summary(result: RunResult, solver: object, out: TextIO) -> None:

@@ -243,6 +243,9 @@ class BaseSolver(ClusterMixin, BaseEstimator):
         if "__doc__" in vars(cls) and cls.__doc__:  # help(FMDC) lists parameters and attributes
             cls.__doc__ = add_sections(cls.__doc__, cls.param_spec, cls.own_attributes)
 
+    #: the rule ``auto`` preprocessing follows for this method (core.data.preprocessing.AUTO_RULES)
+    auto_preprocessing: ClassVar[str] = "general"
+
     _fitted_names = (
         "labels_",
         "view_weights_",
@@ -265,6 +268,31 @@ class BaseSolver(ClusterMixin, BaseEstimator):
         """Like ``_run`` when some samples miss some views (``observed[i, v]`` False: row i of
         view v holds no data). Only methods with ``supports_incomplete`` implement it."""
         raise NotImplementedError
+
+    def resolve_defaults(
+        self, n: int, c: int, dims: Sequence[int], density: Sequence[float]
+    ) -> dict[str, Any]:
+        """Values for the parameters left automatic (None), from the data's shape: n samples,
+        c clusters, view dimensions and the share of non-zeros per view (docs/defaults.md).
+        Explicit values are never passed here; return only the parameters this method sizes."""
+        return {}
+
+    def resolved(self, name: str) -> Any:
+        """A parameter's value for this fit: the explicit value, else the resolved default."""
+        value = getattr(self, name)
+        if value is None:
+            return getattr(self, "resolved_params_", {}).get(name)
+        return value
+
+    def _resolve_params(self, views: list[View]) -> dict[str, Any]:
+        n, dims = views[0].shape[0], [x.shape[1] for x in views]
+        density = [
+            (x.nnz if sp.issparse(x) else np.count_nonzero(x)) / max(x.shape[0] * x.shape[1], 1)
+            for x in views
+        ]
+        auto = self.resolve_defaults(n, self.n_clusters, dims, density)
+        params = self.get_params()
+        return {k: (auto.get(k) if v is None and k in auto else v) for k, v in params.items()}
 
     def _check_input(self, views: list[View]) -> None:
         """Data-dependent checks (e.g. anchors <= n); raise DataError or ParamError."""
@@ -304,6 +332,7 @@ class BaseSolver(ClusterMixin, BaseEstimator):
                 "sample(s) miss a view: choose a method that handles incomplete views, or "
                 "drop or impute the missing views"
             )
+        self.resolved_params_ = self._resolve_params(xs)
         self._check_input(xs)
         rep = Reporter(self.max_iter)
         run = self._run(xs, rep) if mask is None else self._run_incomplete(xs, mask, rep)

@@ -103,7 +103,7 @@ def serve(conn: Any) -> None:
         end = run_solver(
             run_id,
             solver,
-            lambda v=views, m=methods: preprocess_views(v, m),
+            lambda v=views, m=methods, r=solver.auto_preprocessing: preprocess_views(v, m, r),
             labels,
             lambda frame: conn.send(("frame", slim_frame(frame))),
             control,

@@ -120,6 +120,7 @@ class SolverWorker(_ThreadWorker):
 
     def _main(self) -> None:
         s = self.session
+        s.set_auto_rule(self.solver.auto_preprocessing)  # 'auto' as this method wants it
         end = run_solver(self.run_id, self.solver, s.prepared, s.labels, self._push, self)
         self._emit(self.ended, end)
 

@@ -32,6 +32,19 @@ __all__ = ["ALPC"]
 FORMULATIONS = ("code", "code_exactP", "paper")
 
 
+#: automatic λ1 per sample: the authors' BBCSport demo (λ1 = 90 at n = 544), docs/defaults.md
+LAMBDA1_PER_SAMPLE = 90 / 544
+#: automatic stopping: relative change of the objective (scale- and n-free)
+AUTO_REL_TOL = 1e-3
+#: automatic anchors: 10 per cluster, fewer when c is large (the cost grows as M³)
+MAX_AUTO_ANCHORS = 500
+
+
+def auto_anchors_per_cluster(c: int) -> int:
+    """10 per cluster (2-3 suffice per the paper), with M = m·c at most MAX_AUTO_ANCHORS."""
+    return int(min(10, max(2, MAX_AUTO_ANCHORS // max(c, 1))))
+
+
 @register
 class ALPC(BaseSolver):
     """Anchor learning with potential cluster constraints.
@@ -80,25 +93,34 @@ class ALPC(BaseSolver):
         "(ALPC learns no view weights)",
     }
     objective_label = "Σ‖X−AZ‖² + λ1Σ‖A−UP‖² + λ2‖Z−PᵀR‖²"
+    #: the authors' demos feed raw term counts (BBCSport) and features as stored
+    auto_preprocessing = "raw_counts"
     param_spec = COMMON_PARAMS + ParamSpec(
         Param(
             "anchors_per_cluster",
             "int",
-            10,
+            None,
             "Anchors per cluster m (M = m·c anchors in all). The paper found 2-3 per cluster "
-            "enough; the authors' demos use 15 (BBCSport) and 8 (Wiki). Cost grows as M³.",
+            "enough; the authors' demos use 15 (BBCSport) and 8 (Wiki). Cost grows as M³. "
+            f"Automatic: 10, fewer when c is large (M at most {MAX_AUTO_ANCHORS}).",
             low=1,
             high=50,
+            allow_none=True,
+            typical=10,
         ),
         Param(
             "lambda1",
             "float",
-            100.0,
+            None,
             "λ1: how strongly the anchors are pulled towards a c-dimensional cluster basis "
-            "(demos: 90 for BBCSport, 1e4 for Wiki).",
+            "(demos: 90 for BBCSport, 1e4 for Wiki). The anchor term does not grow with n "
+            f"while the others do: automatic λ1 = {LAMBDA1_PER_SAMPLE:g}·n, the authors' "
+            "BBCSport value per sample, so it means the same at any n.",
             low=1e-4,
-            high=1e4,
+            high=1e9,
             log=True,
+            allow_none=True,
+            typical=100.0,
         ),
         Param(
             "lambda2",
@@ -121,11 +143,14 @@ class ALPC(BaseSolver):
         Param(
             "tol",
             "float",
-            1e-8,
+            None,
             "Stop after iteration 3 or later when the normalised objective J/(Σ‖X_v‖²)² "
-            "changes by less than this (the authors' rule).",
+            "changes by less than this (the authors' rule, 1e-8 in their code). That rule "
+            "depends on n and on the feature scale; automatic: stop when J itself changes by "
+            f"less than {AUTO_REL_TOL:g} of its value.",
             low=0.0,
             high=1.0,
+            allow_none=True,
             advanced=True,
         ),
         Param(
@@ -172,11 +197,11 @@ class ALPC(BaseSolver):
         self,
         n_clusters: int = 2,
         *,
-        anchors_per_cluster: int = 10,
-        lambda1: float = 100.0,
+        anchors_per_cluster: int | None = None,
+        lambda1: float | None = None,
         lambda2: float = 0.1,
         max_iter: int = 100,
-        tol: float = 1e-8,
+        tol: float | None = None,
         formulation: str = "code",
         z_constraint: str = "none",
         kmeans_n_init: int = 20,
@@ -198,17 +223,26 @@ class ALPC(BaseSolver):
     @classmethod
     def estimate_memory(cls, n_samples, dims, params) -> int:  # type: ignore[override]
         c = int(params.get("n_clusters", 2))
-        mm = int(params.get("anchors_per_cluster", 10)) * c
+        mm = int(params.get("anchors_per_cluster") or auto_anchors_per_cluster(c)) * c
         per_sample = 5 * mm + 3 * c
         return int(8 * (n_samples * per_sample + 4 * sum(dims) * mm + 4 * mm * mm))
 
+    def resolve_defaults(self, n, c, dims, density):  # type: ignore[override]
+        return {
+            "anchors_per_cluster": auto_anchors_per_cluster(c),
+            "lambda1": LAMBDA1_PER_SAMPLE * n,
+            "tol": AUTO_REL_TOL,
+        }
+
     def _run(self, views: list[View], rep: Reporter) -> Generator[IterationState, None, FitResult]:
-        n, c, m = views[0].shape[0], self.n_clusters, self.anchors_per_cluster
+        n, c, m = views[0].shape[0], self.n_clusters, self.resolved("anchors_per_cluster")
         rng = seed_streams(self.random_state, ["anchors", "init", "postprocess_kmeans"])
         mode = self.formulation
         exact_p = mode != "code"
         simplex = "simplex" if (mode == "paper" or self.z_constraint == "simplex") else "none"
-        lam1, lam2 = float(self.lambda1), float(self.lambda2)
+        lam1, lam2 = float(self.resolved("lambda1")), float(self.lambda2)
+        # an explicit tol keeps the authors' rule on J/E²; automatic: relative change of J
+        relative, tol = self.tol is None, float(self.resolved("tol"))
         yield rep.stage("init", 0.0, f"ALPC: {m * c} anchors ({m} per cluster), {mode}")
         sq_norms = [sq_norm(x) for x in views]
         energy2 = max(sum(sq_norms), 1e-300) ** 2
@@ -243,7 +277,10 @@ class ALPC(BaseSolver):
                 },
             )
             norm_hist = extra["normalized"]
-            if it > 2 and abs(norm_hist[-2] - norm_hist[-1]) < self.tol:
+            change = abs(norm_hist[-2] - norm_hist[-1]) if it > 1 else np.inf
+            if relative and it > 1:
+                change /= max(abs(norm_hist[-1]), 1e-300)
+            if it > 2 and change < tol:
                 converged = True
                 break
         with blas_single():

@@ -38,12 +38,13 @@ log = logging.getLogger(__name__)
 __all__ = ["FMDC", "effective_anchor_count"]
 
 
-def effective_anchor_count(requested: int | None, n: int) -> int:
+def effective_anchor_count(requested: int | None, n: int, c: int = 2) -> int:
     """m = 2^p: the requested count snapped to the nearest power of 2, at most n/2.
 
-    None means the paper's rule: 128 below 5000 samples, else 1024.
+    None: the paper's rule (128 below 5000 samples, else 1024) raised to 8 anchors per
+    cluster, so that many small clusters still own several anchors each (docs/defaults.md).
     """
-    m = (128 if n < 5000 else 1024) if requested is None else requested
+    m = max(128 if n < 5000 else 1024, 8 * c) if requested is None else requested
     p = int(np.clip(round(np.log2(max(m, 2))), 1, np.floor(np.log2(max(n // 2, 2)))))
     return 2**p
 
@@ -85,7 +86,7 @@ class FMDC(BaseSolver):
             "int",
             None,
             "Number of anchors m (snapped to a power of 2, at most "
-            "n/2). Automatic: 128 below 5000 samples, else 1024.",
+            "n/2). Automatic: 128 below 5000 samples, else 1024, and at least 8 per cluster.",
             low=2,
             high=65536,
             log=True,
@@ -94,10 +95,13 @@ class FMDC(BaseSolver):
         Param(
             "n_neighbors",
             "int",
-            15,
-            "Anchors each sample connects to in the anchor graph.",
+            None,
+            "Anchors each sample connects to in the anchor graph. Automatic: the anchors a "
+            "cluster owns on average (m/c), between 3 and 15 (the paper's 15).",
             low=1,
             high=200,
+            allow_none=True,
+            typical=15,
         ),
         Param(
             "max_iter",
@@ -161,7 +165,7 @@ class FMDC(BaseSolver):
         n_clusters: int = 2,
         *,
         n_anchors: int | None = None,
-        n_neighbors: int = 15,
+        n_neighbors: int | None = None,
         max_iter: int = 100,
         tol: float = 1e-10,
         init: str = "anchor_spectral",
@@ -181,9 +185,13 @@ class FMDC(BaseSolver):
         self.alpha_solver = alpha_solver
         self.random_state = random_state
 
+    def resolve_defaults(self, n, c, dims, density):  # type: ignore[override]
+        m = effective_anchor_count(self.n_anchors, n, c)
+        return {"n_anchors": m, "n_neighbors": int(np.clip(m // c, 3, 15))}
+
     def _check_input(self, views: list[View]) -> None:
         n = views[0].shape[0]
-        m = effective_anchor_count(self.n_anchors, n)
+        m = effective_anchor_count(self.resolved("n_anchors"), n)
         if self.n_clusters > m:
             raise ParamError(
                 f"'n_clusters' = {self.n_clusters} exceeds the {m} anchors available for "
@@ -192,14 +200,14 @@ class FMDC(BaseSolver):
 
     @classmethod
     def estimate_memory(cls, n_samples, dims, params) -> int:  # type: ignore[override]
-        m = effective_anchor_count(params.get("n_anchors"), n_samples)
-        k = params.get("n_neighbors", 15)
+        m = effective_anchor_count(params.get("n_anchors"), n_samples, params.get("n_clusters", 2))
+        k = params.get("n_neighbors") or 15
         v = len(dims)
         return int(8 * (n_samples * (4 * k * v + 8) + m * sum(dims) * 2 + 4096 * m * 2))
 
     def _run(self, views: list[View], rep: Reporter) -> Generator[IterationState, None, FitResult]:
         n, v, c = views[0].shape[0], len(views), self.n_clusters
-        m = effective_anchor_count(self.n_anchors, n)
+        m = effective_anchor_count(self.resolved("n_anchors"), n)
         rng = seed_streams(self.random_state, ["anchors", "init", "restarts", "svds_v0"])
         msg = f"BKHK: {m} anchors" + (f" (asked {self.n_anchors})" if self.n_anchors else "")
         yield rep.stage("anchors", 0.0, msg)
@@ -209,7 +217,7 @@ class FMDC(BaseSolver):
         graphs = []
         for i, x in enumerate(views):
             z = yield from rep.follow(
-                pkn_anchor_graph_steps(x, anchors[i], self.n_neighbors),
+                pkn_anchor_graph_steps(x, anchors[i], self.resolved("n_neighbors")),
                 "graph",
                 f"anchor graph of view {i + 1}/{v}",
                 0.4 + 0.5 * i / v,
