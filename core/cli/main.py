@@ -123,10 +123,8 @@ def cmd_run(full: argparse.Namespace) -> int:
     loaded = load_data(full)  # all views: the HTML report lists the ones left out too
     ds = select_views(loaded, full.views)
     params = collect_params(full, cls.param_spec)
-    if "n_clusters" not in params:
-        if ds.n_classes is None:
-            raise ParamError("the file has no labels: give --n-clusters")
-        params["n_clusters"] = ds.n_classes
+    if "n_clusters" not in params:  # unlabelled data: estimated, and said so
+        params["n_clusters"] = ds.n_classes or "auto"
     solver = cls.from_params(params)
     pp = full.preprocess.split(",") if "," in full.preprocess else full.preprocess
     views, chosen = preprocess(ds.views, pp)
@@ -171,6 +169,11 @@ def _print_summary(result: RunResult, solver: object, out: TextIO) -> None:
             "view weights: "
             + ", ".join(f"{n}={x:.3f}" for n, x in zip(result.view_names, w, strict=False))
             + "\n"
+        )
+    if est := result.n_clusters_estimate:
+        out.write(
+            f"number of clusters: estimated {est['k']} (runner-up {est['runner_up']}; "
+            f"eigengap candidates {est['candidates']}, {est['seconds']:.2f} s)\n"
         )
     sizes = np.bincount(result.labels)
     out.write(f"cluster sizes: {sizes.tolist()}\n")

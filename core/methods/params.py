@@ -25,7 +25,8 @@ class Param:
 
     kind is ``"int"``, ``"float"``, ``"choice"``, ``"bool"`` or ``"seed"`` (int or None).
     ``low``/``high`` are inclusive bounds (None: unbounded); ``log`` asks for a log-scale
-    widget; ``allow_none`` lets ``None`` mean "automatic" (the help says what that does).
+    widget; ``allow_none`` lets ``None`` mean "automatic" (the help says what that does);
+    ``auto`` accepts the string ``"auto"``: estimated from the data when the solver runs.
     """
 
     name: str
@@ -39,6 +40,7 @@ class Param:
     allow_none: bool = False
     advanced: bool = False
     label: str = ""
+    auto: bool = False
 
     @property
     def display(self) -> str:
@@ -54,6 +56,8 @@ class Param:
         text = f"{'an integer' if self.kind in ('int', 'seed') else 'a number'} in [{lo}, {hi}]"
         if self.allow_none or self.kind == "seed":
             text += " or None"
+        if self.auto:
+            text += " or 'auto'"
         return text
 
     def check(self, value: Any, owner: str = "") -> Any:
@@ -61,6 +65,8 @@ class Param:
         where = f"The '{self.name}' parameter" + (f" of {owner}" if owner else "")
         if value is None and (self.allow_none or self.kind == "seed"):
             return None
+        if self.auto and value == "auto":
+            return "auto"
         bad = ParamError(f"{where} must be {self.range_text()}. Got {value!r} instead.")
         if self.kind == "bool":
             if isinstance(value, bool):
@@ -91,6 +97,8 @@ class Param:
 
     def parse(self, text: str) -> Any:
         """Parse a command-line string into a value of this parameter's kind."""
+        if self.auto and text.lower() == "auto":
+            return "auto"
         if text.lower() in ("none", "auto") and (self.allow_none or self.kind == "seed"):
             return None
         if self.kind in ("int", "seed"):

@@ -79,6 +79,8 @@ class RunResult:
     timings: dict[str, float] = field(default_factory=dict)
     dataset: dict[str, Any] = field(default_factory=dict)
     preprocessing: list[str] = field(default_factory=list)
+    #: with n_clusters="auto": the estimate, runner-up and eigenvalue curve (else None)
+    n_clusters_estimate: dict[str, Any] | None = None
     versions: dict[str, str] = field(default_factory=package_versions)
     created: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
@@ -114,6 +116,7 @@ class RunResult:
             timings=timings,
             dataset=dict(dataset or {}),
             preprocessing=list(preprocessing),
+            n_clusters_estimate=getattr(solver, "n_clusters_estimate_", None),
         )
 
     def to_json(self) -> str:
