@@ -4,6 +4,7 @@ mvc info FILE                     describe a multi-view file
 mvc methods                       list the methods and their parameters
 mvc run FILE --method fmdc ...    run a method, print progress and metrics, write CSV/JSON
 mvc run --demo --method fmdc      the same on the embedded handwritten-digits data
+mvc tune FILE --method fmdc       suggest parameters without labels (core/cli/tune.py)
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 from core.cli.data_args import add_data_args, load_data, select_views
 from core.cli.experiments import add_experiment_parsers, run_experiment
 from core.cli.params import add_param_flags, collect_params
+from core.cli.tune import add_tune_parser, cmd_tune
 from core.data.dataset import DataError, MultiViewDataset
 from core.data.preprocessing import preprocess
 from core.methods import REGISTRY
@@ -211,6 +213,7 @@ def build_parser(method: str | None = None) -> argparse.ArgumentParser:
         cls = REGISTRY[method]
         add_param_flags(run, cls.param_spec, cls.title)
     add_experiment_parsers(sub, method)
+    add_tune_parser(sub, method)
     return parser
 
 
@@ -227,6 +230,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_methods(args)
         if args.command in ("sweep", "robustness"):
             return run_experiment(args)
+        if args.command == "tune":
+            return cmd_tune(args)
         return cmd_run(args)
     except (DataError, ParamError, OSError) as exc:
         sys.stderr.write(f"mvc: error: {exc}\n")

@@ -5,8 +5,8 @@ S = Z Δ⁻¹ Zᵀ with Δ = diag(1ᵀZ); its non-zero eigenvalues are those of 
 Δ^-1/2 ZᵀZ Δ^-1/2, so the spectrum costs O(n m²) to form and O(m³) to decompose at any n.
 k well-separated clusters give k eigenvalues near 1 and a gap after them (the eigengap
 heuristic). The largest gaps are candidates; each candidate's spectral embedding is then
-clustered on random subsamples and the candidate whose clusterings agree best (mean pairwise
-ARI on the shared rows) is chosen, unless its gap is much smaller than the largest gap.
+clustered on random subsamples (mean pairwise ARI on the shared rows: stability). Among the
+candidates with a gap at least half the largest, the largest stable k wins.
 """
 
 from __future__ import annotations
@@ -114,6 +114,7 @@ def estimate_n_clusters(
     n_rounds: int = 6,
     max_rows: int = 3000,
     min_gap_share: float = 0.5,
+    min_stability: float = 0.8,
 ) -> KEstimate:
     """Estimate the number of clusters of multi-view data (no labels needed).
 
@@ -128,7 +129,11 @@ def estimate_n_clusters(
     n_candidates : the largest eigengaps compared by stability.
     n_rounds : subsample clusterings per candidate (80 % of at most ``max_rows`` rows).
     min_gap_share : a candidate is eligible only if its gap is at least this share of the
-        largest gap (stability alone favours small k).
+        largest gap.
+    min_stability : among eligible candidates the largest k whose mean pairwise ARI reaches
+        this is chosen (else the most stable): stability alone favours small k, since
+        merging true clusters is stable too. Chosen on the shared benchmark files
+        (docs/benchmarks/choose_k.md), so read those figures as fitted, not held out.
 
     Returns
     -------
@@ -157,9 +162,12 @@ def estimate_n_clusters(
     zh = normalize_anchor_graph(z)[rows]
     emb = np.asarray(zh @ vecs[:, :top]) / np.sqrt(np.maximum(vals[:top], 1e-12))
     stab = [_stability(emb, k, rng, n_rounds, 0.8) for k in cands]
+    # a gap must be a real one (>= min_gap_share of the largest); among those, the largest k
+    # whose clusterings are stable (a smaller k that is stable is usually a merge of clusters)
     eligible = [i for i, g in enumerate(cand_gaps) if g >= min_gap_share * cand_gaps[0]]
-    ranked = sorted(eligible, key=lambda i: (-stab[i], i))
-    ranked += [i for i in range(len(cands)) if i not in ranked]
+    stable = sorted((i for i in eligible if stab[i] >= min_stability), key=lambda i: -cands[i])
+    rest = sorted((i for i in eligible if i not in stable), key=lambda i: (-stab[i], i))
+    ranked = stable + rest + [i for i in range(len(cands)) if i not in eligible]
     best = ranked[0]
     runner = ranked[1] if len(ranked) > 1 else best
     return KEstimate(
