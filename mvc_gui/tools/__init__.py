@@ -10,7 +10,7 @@ May import: ``core``, ``mvc_gui.model``, ``mvc_gui.run``, ``mvc_gui.plots``,
 
 from __future__ import annotations
 
-from mvc_gui.tools import report, robustness, runs, sessions, sweep, teaching
+from mvc_gui.tools import choose_k, report, robustness, runs, sessions, sweep, teaching
 
 __all__ = ["install_tools"]
 
@@ -23,3 +23,4 @@ def install_tools(win) -> None:
     teaching.install(win)
     sweep.install(win)
     robustness.install(win)
+    choose_k.install(win)
