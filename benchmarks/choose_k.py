@@ -63,9 +63,12 @@ def table(rows: list[dict], command: str) -> str:
         f"`{command}` on {date.today()}, {machine()}, commit {git_rev()}, "
         f"load {os.getloadavg()[0]:.1f}.",
         "",
-        "Estimate: largest eigengaps of the normalised multi-view anchor graph (m x m), "
-        "the most stable of them (mean pairwise ARI of k-means on 80 % subsamples of the "
-        "spectral embedding) among those with a gap >= half the largest.",
+        "Estimate (`core.numerics.n_clusters.estimate_n_clusters`, defaults): the three "
+        "largest eigengaps of the normalised multi-view anchor graph (m x m) are candidates; "
+        "stability = mean pairwise ARI of one-start k-means on 80 % subsamples of the "
+        "spectral embedding; among candidates with a gap >= half the largest, the largest k "
+        "with stability >= 0.8 wins. The rule was chosen on these files (not held out). "
+        "✗: off by more than 1.",
         "",
         f"**Estimate = true c on {exact}/{len(rows)} files, within ±1 on {near}/{len(rows)}** "
         f"(eigengap alone: {gap_exact} exact, {gap_near} within ±1).",
