@@ -20,6 +20,7 @@ from core.numerics.n_clusters import estimate_n_clusters
 from mvc_gui.model.data_session import DataSession
 from mvc_gui.plots.k_curve import KCurvePlot
 from mvc_gui.run.workers import TaskWorker
+from mvc_gui.tools.host import ToolHost
 
 __all__ = ["ChooseK", "install"]
 
@@ -38,7 +39,7 @@ def _suggest(method: str, session: DataSession, params: dict[str, Any]) -> TuneR
 class ChooseK(QWidget):
     """The dock's content: the curve, "Estimate now" and a one-line status."""
 
-    def __init__(self, win: Any) -> None:
+    def __init__(self, win: ToolHost) -> None:
         super().__init__()
         self.win = win
         self.workers: list[TaskWorker] = []
@@ -142,8 +143,8 @@ class ChooseK(QWidget):
         )
 
 
-def install(win: Any) -> ChooseK:
-    """Add the "Number of clusters" dock and enable "Suggest parameters"."""
+def install(win: ToolHost) -> ChooseK:
+    """Add the "Number of clusters" dock and enable "Suggest parameters"; returns the tool."""
     tool = ChooseK(win)
     dock = win.add_dock(
         "Number of clusters", tool, Qt.DockWidgetArea.RightDockWidgetArea, "chooseKDock"
@@ -153,5 +154,4 @@ def install(win: Any) -> ChooseK:
         win.tabifyDockWidget(results, dock)
         results.raise_()
     tool.dock = dock
-    win.choose_k = tool
     return tool

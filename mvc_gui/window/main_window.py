@@ -66,7 +66,7 @@ class MainWindow(WindowIOMixin, QMainWindow):
         create_actions(self)
         self._create_docks()
         self._connect()
-        install_tools(self)
+        self.tools = install_tools(self)
         self.read_settings()
         self.setAcceptDrops(True)
         self._on_busy_changed(False)

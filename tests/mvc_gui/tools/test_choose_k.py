@@ -27,7 +27,7 @@ def test_unlabelled_data_defaults_to_auto_and_shows_the_estimate(qtbot, window):
     history = window.controller.history
     est = history.result.n_clusters_estimate
     assert est["k"] == 4 and np.unique(history.result.labels).size == 4
-    tool = window.choose_k
+    tool = window.tools.choose_k
     assert tool.plot.selected == 4 and tool.plot.curve.xData.size == len(est["eigenvalues"])
     assert "estimated 4" in tool.status.text()
     tool.plot.k_clicked.emit(5)  # as a click on the 5th point does
@@ -38,7 +38,7 @@ def test_unlabelled_data_defaults_to_auto_and_shows_the_estimate(qtbot, window):
 
 def test_estimate_now_runs_in_a_worker_and_draws(qtbot, window):
     _set_unlabelled(window, c=3)
-    tool = window.choose_k
+    tool = window.tools.choose_k
     worker = tool.estimate()
     with qtbot.waitSignal(worker.done, timeout=30_000):
         pass
@@ -50,8 +50,8 @@ def test_suggest_parameters_applies_the_best_cell(qtbot, loaded):
     panel.set_method("kmeans-concat")
     assert panel.suggest_button.isEnabled()
     panel.set_params({"n_init": 3})
-    worker = loaded.choose_k.suggest()
+    worker = loaded.tools.choose_k.suggest()
     with qtbot.waitSignal(worker.done, timeout=60_000):
         pass
     assert panel.params()["n_init"] in (1, 10)
-    assert "Suggested for kmeans-concat" in loaded.choose_k.status.text()
+    assert "Suggested for kmeans-concat" in loaded.tools.choose_k.status.text()
