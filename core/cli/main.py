@@ -4,6 +4,7 @@ mvc info FILE                     describe a multi-view file
 mvc methods                       list the methods and their parameters
 mvc run FILE --method fmdc ...    run a method, print progress and metrics, write CSV/JSON
 mvc run --demo --method fmdc      the same on the embedded handwritten-digits data
+mvc tune FILE --method fmdc       suggest parameters without labels (core/cli/tune.py)
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 from core.cli.data_args import add_data_args, add_table_args, load_data, select_views
 from core.cli.experiments import add_experiment_parsers, run_experiment
 from core.cli.params import add_param_flags, collect_params
+from core.cli.tune import add_tune_parser, cmd_tune
 from core.data.dataset import DataError, MultiViewDataset
 from core.data.preprocessing import AUTO_RULES, preprocess
 from core.methods import REGISTRY
@@ -149,10 +151,8 @@ def cmd_run(full: argparse.Namespace) -> int:
     loaded = load_data(full)  # all views: the HTML report lists the ones left out too
     ds = select_views(loaded, full.views)
     params = collect_params(full, cls.param_spec)
-    if "n_clusters" not in params:
-        if ds.n_classes is None:
-            raise ParamError("the file has no labels: give --n-clusters")
-        params["n_clusters"] = ds.n_classes
+    if "n_clusters" not in params:  # unlabelled data: estimated, and said so
+        params["n_clusters"] = ds.n_classes or "auto"
     solver = cls.from_params(params)
     if not ds.complete and not cls.supports_incomplete:
         missing = int(np.count_nonzero(~ds.observed.all(axis=1)))
@@ -243,6 +243,11 @@ def _print_summary(result: RunResult, solver: object, out: TextIO) -> None:
             + ", ".join(f"{n}={x:.3f}" for n, x in zip(result.view_names, w, strict=False))
             + "\n"
         )
+    if est := result.n_clusters_estimate:
+        out.write(
+            f"number of clusters: estimated {est['k']} (runner-up {est['runner_up']}; "
+            f"eigengap candidates {est['candidates']}, {est['seconds']:.2f} s)\n"
+        )
     sizes = np.bincount(result.labels)
     out.write(f"cluster sizes: {sizes.tolist()}\n")
     if result.metrics:
@@ -286,6 +291,7 @@ def build_parser(method: str | None = None) -> argparse.ArgumentParser:
         cls = REGISTRY[method]
         add_param_flags(run, cls.param_spec, cls.title)
     add_experiment_parsers(sub, method)
+    add_tune_parser(sub, method)
     return parser
 
 
@@ -302,6 +308,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_methods(args)
         if args.command in ("sweep", "robustness"):
             return run_experiment(args)
+        if args.command == "tune":
+            return cmd_tune(args)
         return cmd_run(args)
     except (DataError, ParamError, OSError) as exc:
         sys.stderr.write(f"mvc: error: {exc}\n")

@@ -307,10 +307,9 @@ def run_sweep(
 
 
 def base_params_for(method: str, params: Mapping[str, Any], n_classes: int | None) -> dict:
-    """The fixed parameters of a sweep: the given ones, n_clusters from the labels if unset."""
+    """The fixed parameters of a sweep: the given ones, n_clusters from the labels if unset
+    ("auto", estimated in each cell, when the data has no labels)."""
     out = dict(params)
     if "n_clusters" not in out:
-        if n_classes is None:
-            raise ParamError("the data has no labels: give --n-clusters")
-        out["n_clusters"] = n_classes
+        out["n_clusters"] = n_classes or "auto"
     return out

@@ -22,6 +22,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from core.data.dataset import DataError, View, check_observed, check_views
 from core.methods.docstrings import add_sections
 from core.methods.params import Param, ParamError, ParamSpec
+from core.numerics.n_clusters import estimate_n_clusters
 
 __all__ = [
     "COMMON_PARAMS",
@@ -188,7 +189,16 @@ def sklearn_seed(rng: np.random.Generator) -> int:
 
 
 COMMON_PARAMS = ParamSpec(
-    Param("n_clusters", "int", 2, "Number of clusters to find.", low=2, high=100_000),
+    Param(
+        "n_clusters",
+        "int",
+        2,
+        "Number of clusters to find, or 'auto': estimated from the data (largest eigengaps "
+        "of the multi-view anchor graph, the most stable one across subsamples).",
+        low=2,
+        high=100_000,
+        auto=True,
+    ),
     Param("max_iter", "int", 100, "Maximum number of outer iterations.", low=1, high=10_000),
     Param(
         "tol",
@@ -256,6 +266,8 @@ class BaseSolver(ClusterMixin, BaseEstimator):
         "anchors_",
         "anchor_graph_",
         "stage_times_",
+        "n_clusters_",
+        "n_clusters_estimate_",
     )
 
     # -- hooks for subclasses -------------------------------------------------------------
@@ -321,7 +333,8 @@ class BaseSolver(ClusterMixin, BaseEstimator):
         """
         self._clear_fitted()
         self.validated_params()
-        xs = check_views(views, self.n_clusters)
+        auto = self.n_clusters == "auto"
+        xs = check_views(views, None if auto else self.n_clusters)
         mask = None if observed is None else check_observed(observed, xs[0].shape[0], len(xs))
         if mask is not None and mask.all():
             mask = None
@@ -332,13 +345,28 @@ class BaseSolver(ClusterMixin, BaseEstimator):
                 "sample(s) miss a view: choose a method that handles incomplete views, or "
                 "drop or impute the missing views"
             )
-        self.resolved_params_ = self._resolve_params(xs)
-        self._check_input(xs)
         rep = Reporter(self.max_iter)
-        run = self._run(xs, rep) if mask is None else self._run_incomplete(xs, mask, rep)
-        result = yield from run
+        estimate = None
+        if auto:  # resolved here, so every method gets it; the parameter stays "auto"
+            yield rep.stage("init", 0.0, "estimating the number of clusters")
+            full = xs if mask is None else [x[mask.all(axis=1)] for x in xs]
+            estimate = estimate_n_clusters(full, self.random_state)
+            self.n_clusters = estimate.k
+            yield rep.stage(
+                "init", 0.0, f"estimated {estimate.k} clusters (runner-up {estimate.runner_up})"
+            )
+        try:
+            self.resolved_params_ = self._resolve_params(xs)  # after k is known
+            self._check_input(xs)
+            run = self._run(xs, rep) if mask is None else self._run_incomplete(xs, mask, rep)
+            result = yield from run
+        finally:
+            if auto:
+                self.n_clusters = "auto"
         total = rep.finish()
         self._set_fitted(result, rep)
+        self.n_clusters_ = int(estimate.k) if estimate else int(self.n_clusters)
+        self.n_clusters_estimate_ = estimate.to_dict() if estimate else None
         yield IterationState(
             stage="done",
             iteration=result.n_iter,
