@@ -12,6 +12,7 @@ from core.data.dataset import View
 from core.methods.alpc import updates
 from core.methods.base import (
     COMMON_PARAMS,
+    DTYPE_PARAM,
     BaseSolver,
     FitResult,
     IterationState,
@@ -95,102 +96,107 @@ class ALPC(BaseSolver):
     objective_label = "Σ‖X−AZ‖² + λ1Σ‖A−UP‖² + λ2‖Z−PᵀR‖²"
     #: the authors' demos feed raw term counts (BBCSport) and features as stored
     auto_preprocessing = "raw_counts"
-    param_spec = COMMON_PARAMS + ParamSpec(
-        Param(
-            "anchors_per_cluster",
-            "int",
-            None,
-            "Anchors per cluster m (M = m·c anchors in all). The paper found 2-3 per cluster "
-            "enough; the authors' demos use 15 (BBCSport) and 8 (Wiki). Cost grows as M³. "
-            f"Automatic: 10, fewer when c is large (M at most {MAX_AUTO_ANCHORS}).",
-            low=1,
-            high=50,
-            allow_none=True,
-            typical=10,
-        ),
-        Param(
-            "lambda1",
-            "float",
-            None,
-            "λ1: how strongly the anchors are pulled towards a c-dimensional cluster basis "
-            "(demos: 90 for BBCSport, 1e4 for Wiki). The anchor term does not grow with n "
-            f"while the others do: automatic λ1 = {LAMBDA1_PER_SAMPLE:g}·n, the authors' "
-            "BBCSport value per sample, so it means the same at any n.",
-            low=1e-4,
-            high=1e9,
-            log=True,
-            allow_none=True,
-            typical=100.0,
-        ),
-        Param(
-            "lambda2",
-            "float",
-            0.1,
-            "λ2: how strongly Z is pulled towards its cluster factorisation PᵀR; also the "
-            "ridge that keeps the Z-step well posed (both demos: 0.1).",
-            low=1e-4,
-            high=1e2,
-            log=True,
-        ),
-        Param(
-            "max_iter",
-            "int",
-            100,
-            "Maximum number of iterations (authors' code: 100).",
-            low=1,
-            high=10_000,
-        ),
-        Param(
-            "tol",
-            "float",
-            None,
-            "Stop after iteration 3 or later when the normalised objective J/(Σ‖X_v‖²)² "
-            "changes by less than this (the authors' rule, 1e-8 in their code). That rule "
-            "depends on n and on the feature scale; automatic: stop when J itself changes by "
-            f"less than {AUTO_REL_TOL:g} of its value.",
-            low=0.0,
-            high=1.0,
-            allow_none=True,
-            advanced=True,
-        ),
-        Param(
-            "formulation",
-            "choice",
-            "code",
-            "'code': the authors' released algorithm (reproduces the paper's numbers). "
-            "'code_exactP': exact P-step, objective never increases (experimental). "
-            "'paper': the printed model with orthonormal anchors and Z on the simplex "
-            "(experimental; far lower accuracy in tests).",
-            choices=FORMULATIONS,
-            advanced=True,
-        ),
-        Param(
-            "z_constraint",
-            "choice",
-            "none",
-            "Constraint on each column of Z in the 'code' formulations: none (authors' code) "
-            "or the simplex stated in the paper (experimental). 'paper' always uses the simplex.",
-            choices=("none", "simplex"),
-            advanced=True,
-        ),
-        Param(
-            "kmeans_n_init",
-            "int",
-            20,
-            "k-means runs on the learned Z (the lowest inertia wins); 1 gives a single run.",
-            low=1,
-            high=100,
-            advanced=True,
-        ),
-        Param(
-            "labels_from",
-            "choice",
-            "kmeans",
-            "'kmeans': k-means on the row-normalised Zᵀ (as the paper). 'argmax_R': the "
-            "largest entry of the learned sample-to-cluster matrix R (no k-means; diagnostic).",
-            choices=("kmeans", "argmax_R"),
-            advanced=True,
-        ),
+    param_spec = (
+        COMMON_PARAMS
+        + ParamSpec(
+            Param(
+                "anchors_per_cluster",
+                "int",
+                None,
+                "Anchors per cluster m (M = m·c anchors in all). The paper found 2-3 per cluster "
+                "enough; the authors' demos use 15 (BBCSport) and 8 (Wiki). Cost grows as M³. "
+                f"Automatic: 10, fewer when c is large (M at most {MAX_AUTO_ANCHORS}).",
+                low=1,
+                high=50,
+                allow_none=True,
+                typical=10,
+            ),
+            Param(
+                "lambda1",
+                "float",
+                None,
+                "λ1: how strongly the anchors are pulled towards a c-dimensional cluster basis "
+                "(demos: 90 for BBCSport, 1e4 for Wiki). The anchor term does not grow with n "
+                f"while the others do: automatic λ1 = {LAMBDA1_PER_SAMPLE:g}·n, the authors' "
+                "BBCSport value per sample, so it means the same at any n.",
+                low=1e-4,
+                high=1e9,
+                log=True,
+                allow_none=True,
+                typical=100.0,
+            ),
+            Param(
+                "lambda2",
+                "float",
+                0.1,
+                "λ2: how strongly Z is pulled towards its cluster factorisation PᵀR; also the "
+                "ridge that keeps the Z-step well posed (both demos: 0.1).",
+                low=1e-4,
+                high=1e2,
+                log=True,
+            ),
+            Param(
+                "max_iter",
+                "int",
+                100,
+                "Maximum number of iterations (authors' code: 100).",
+                low=1,
+                high=10_000,
+            ),
+            Param(
+                "tol",
+                "float",
+                None,
+                "Stop after iteration 3 or later when the normalised objective J/(Σ‖X_v‖²)² "
+                "changes by less than this (the authors' rule, 1e-8 in their code). That rule "
+                "depends on n and on the feature scale; automatic: stop when J itself changes by "
+                f"less than {AUTO_REL_TOL:g} of its value.",
+                low=0.0,
+                high=1.0,
+                allow_none=True,
+                advanced=True,
+            ),
+            Param(
+                "formulation",
+                "choice",
+                "code",
+                "'code': the authors' released algorithm (reproduces the paper's numbers). "
+                "'code_exactP': exact P-step, objective never increases (experimental). "
+                "'paper': the printed model with orthonormal anchors and Z on the simplex "
+                "(experimental; far lower accuracy in tests).",
+                choices=FORMULATIONS,
+                advanced=True,
+            ),
+            Param(
+                "z_constraint",
+                "choice",
+                "none",
+                "Constraint on each column of Z in the 'code' formulations: none (authors' code) "
+                "or the simplex stated in the paper (experimental). 'paper' always uses the "
+                "simplex.",
+                choices=("none", "simplex"),
+                advanced=True,
+            ),
+            Param(
+                "kmeans_n_init",
+                "int",
+                20,
+                "k-means runs on the learned Z (the lowest inertia wins); 1 gives a single run.",
+                low=1,
+                high=100,
+                advanced=True,
+            ),
+            Param(
+                "labels_from",
+                "choice",
+                "kmeans",
+                "'kmeans': k-means on the row-normalised Zᵀ (as the paper). 'argmax_R': the "
+                "largest entry of the learned sample-to-cluster matrix R (no k-means; diagnostic).",
+                choices=("kmeans", "argmax_R"),
+                advanced=True,
+            ),
+        )
+        + DTYPE_PARAM
     )
 
     def __init__(
@@ -207,6 +213,7 @@ class ALPC(BaseSolver):
         kmeans_n_init: int = 20,
         labels_from: str = "kmeans",
         random_state: int | None = 0,
+        dtype: str = "auto",
     ) -> None:
         self.n_clusters = n_clusters
         self.anchors_per_cluster = anchors_per_cluster
@@ -219,6 +226,7 @@ class ALPC(BaseSolver):
         self.kmeans_n_init = kmeans_n_init
         self.labels_from = labels_from
         self.random_state = random_state
+        self.dtype = dtype
 
     @classmethod
     def estimate_memory(cls, n_samples, dims, params) -> int:  # type: ignore[override]

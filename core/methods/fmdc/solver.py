@@ -12,6 +12,7 @@ import scipy.sparse as sp
 from core.data.dataset import View
 from core.methods.base import (
     COMMON_PARAMS,
+    DTYPE_PARAM,
     BaseSolver,
     FitResult,
     IterationState,
@@ -80,84 +81,89 @@ class FMDC(BaseSolver):
         "view_graphs_": "list of sparse matrices: the per-view anchor graphs Z_v (n x m)",
     }
     objective_label = "‖Σ α_v S_v − P_Y‖²"
-    param_spec = COMMON_PARAMS + ParamSpec(
-        Param(
-            "n_anchors",
-            "int",
-            None,
-            "Number of anchors m (snapped to a power of 2, at most "
-            "n/2). Automatic: 128 below 5000 samples, else 1024, and at least 8 per cluster.",
-            low=2,
-            high=65536,
-            log=True,
-            allow_none=True,
-        ),
-        Param(
-            "n_neighbors",
-            "int",
-            None,
-            "Anchors each sample connects to in the anchor graph. Automatic: the anchors a "
-            "cluster owns on average (m/c), between 3 and 15 (the paper's 15).",
-            low=1,
-            high=200,
-            allow_none=True,
-            typical=15,
-        ),
-        Param(
-            "max_iter",
-            "int",
-            100,
-            "Maximum outer iterations (label sweep + weight update).",
-            low=1,
-            high=10_000,
-        ),
-        Param(
-            "tol",
-            "float",
-            1e-10,
-            "Stop when the objective changes less than this.",
-            low=0.0,
-            high=1.0,
-            advanced=True,
-        ),
-        Param(
-            "init",
-            "choice",
-            "anchor_spectral",
-            "Initial labels: k-means on the anchor spectral embedding, or balanced random labels.",
-            choices=("anchor_spectral", "random"),
-            advanced=True,
-        ),
-        Param(
-            "n_init",
-            "int",
-            None,
-            "Restarts (the lowest objective wins). Automatic: 1 for "
-            "the spectral start, 10 for random starts.",
-            low=1,
-            high=100,
-            allow_none=True,
-            advanced=True,
-        ),
-        Param(
-            "bkhk_space",
-            "choice",
-            "auto",
-            "Where BKHK forms its balanced groups: the full features, or a 64-dim random "
-            "projection (one pass over the data; anchors are still means of the original "
-            "features). Automatic: the projection above 5e7 stored values.",
-            choices=("auto", "full", "sketch"),
-            advanced=True,
-        ),
-        Param(
-            "alpha_solver",
-            "choice",
-            "exact_qp",
-            "View-weight solver: exact small QP, or the "
-            "paper's augmented Lagrangian (same minimiser).",
-            choices=("exact_qp", "alm"),
-            advanced=True,
-        ),
+    param_spec = (
+        COMMON_PARAMS
+        + ParamSpec(
+            Param(
+                "n_anchors",
+                "int",
+                None,
+                "Number of anchors m (snapped to a power of 2, at most "
+                "n/2). Automatic: 128 below 5000 samples, else 1024, and at least 8 per cluster.",
+                low=2,
+                high=65536,
+                log=True,
+                allow_none=True,
+            ),
+            Param(
+                "n_neighbors",
+                "int",
+                None,
+                "Anchors each sample connects to in the anchor graph. Automatic: the anchors a "
+                "cluster owns on average (m/c), between 3 and 15 (the paper's 15).",
+                low=1,
+                high=200,
+                allow_none=True,
+                typical=15,
+            ),
+            Param(
+                "max_iter",
+                "int",
+                100,
+                "Maximum outer iterations (label sweep + weight update).",
+                low=1,
+                high=10_000,
+            ),
+            Param(
+                "tol",
+                "float",
+                1e-10,
+                "Stop when the objective changes less than this.",
+                low=0.0,
+                high=1.0,
+                advanced=True,
+            ),
+            Param(
+                "init",
+                "choice",
+                "anchor_spectral",
+                "Initial labels: k-means on the anchor spectral embedding, or balanced random "
+                "labels.",
+                choices=("anchor_spectral", "random"),
+                advanced=True,
+            ),
+            Param(
+                "n_init",
+                "int",
+                None,
+                "Restarts (the lowest objective wins). Automatic: 1 for "
+                "the spectral start, 10 for random starts.",
+                low=1,
+                high=100,
+                allow_none=True,
+                advanced=True,
+            ),
+            Param(
+                "bkhk_space",
+                "choice",
+                "auto",
+                "Where BKHK forms its balanced groups: the full features, or a 64-dim random "
+                "projection (one pass over the data; anchors are still means of the original "
+                "features). Automatic: the projection above 5e7 stored values.",
+                choices=("auto", "full", "sketch"),
+                advanced=True,
+            ),
+            Param(
+                "alpha_solver",
+                "choice",
+                "exact_qp",
+                "View-weight solver: exact small QP, or the "
+                "paper's augmented Lagrangian (same minimiser).",
+                choices=("exact_qp", "alm"),
+                advanced=True,
+            ),
+        )
+        + DTYPE_PARAM
     )
 
     def __init__(
@@ -173,6 +179,7 @@ class FMDC(BaseSolver):
         bkhk_space: str = "auto",
         alpha_solver: str = "exact_qp",
         random_state: int | None = 0,
+        dtype: str = "auto",
     ) -> None:
         self.n_clusters = n_clusters
         self.n_anchors = n_anchors
@@ -184,6 +191,7 @@ class FMDC(BaseSolver):
         self.bkhk_space = bkhk_space
         self.alpha_solver = alpha_solver
         self.random_state = random_state
+        self.dtype = dtype
 
     def resolve_defaults(self, n, c, dims, density):  # type: ignore[override]
         m = effective_anchor_count(self.n_anchors, n, c)
