@@ -9,8 +9,9 @@ each; only the n x m anchor graph and the labels are held in memory.
 Two sources exist:
 
 - :class:`ArraySource` around any array that slices by rows cheaply: an ``np.memmap``
-  (``.npy`` opened with ``mmap_mode="r"``, e.g. a dataset store from ``core.data.store``)
   or an in-memory array (used by the tests to compare the streamed and in-memory paths).
+- :class:`NpySource` for a ``.npy`` file (e.g. a view of a ``core.data.store`` folder), read
+  with plain file reads so the process never maps more than a block.
 - :class:`HDF5Source` around a dataset of an HDF5 file (MATLAB v7.3 ``.mat``, our own
   ``.h5``); MATLAB stores an n x d matrix column-major, i.e. as an HDF5 dataset of shape
   (d, n), read here as ``dset[:, start:stop].T``.
@@ -32,6 +33,7 @@ from core.data.dataset import DataError
 __all__ = [
     "ArraySource",
     "HDF5Source",
+    "NpySource",
     "RowBlockSource",
     "is_source",
     "npy_source",
@@ -172,15 +174,52 @@ class HDF5Source(RowBlockSource):
                 yield start, stop, self._checked(raw, start)
 
 
-def npy_source(path: str | os.PathLike[str], block_rows: int | None = None) -> ArraySource:
-    """A ``.npy`` file (2-D, numeric) opened memory-mapped as a row-block source."""
-    try:
-        arr = np.load(path, mmap_mode="r", allow_pickle=False)
-    except (OSError, ValueError) as exc:
-        raise DataError(f"{path}: cannot open as a .npy matrix ({exc})") from exc
-    if arr.dtype.kind not in "biuf":
-        raise DataError(f"{path}: expected a numeric matrix, got dtype {arr.dtype}")
-    return ArraySource(arr, label=Path(path).name, block_rows=block_rows)
+class NpySource(RowBlockSource):
+    """A 2-D C-order ``.npy`` file read block by block with plain reads (no memory map).
+
+    Reads go through the page cache but are not mapped into the process, so its resident
+    memory stays one block whatever the file size (a memory map would count every page
+    touched in the RSS until the map is dropped).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], block_rows: int | None = None):
+        self.path = Path(path)
+        self.label = self.path.name
+        try:
+            with open(self.path, "rb") as f:
+                major, _ = np.lib.format.read_magic(f)
+                read_header = (
+                    np.lib.format.read_array_header_1_0
+                    if major == 1
+                    else np.lib.format.read_array_header_2_0
+                )
+                shape, fortran, dtype = read_header(f)
+                self._offset = f.tell()
+        except (OSError, ValueError) as exc:
+            raise DataError(f"{path}: cannot open as a .npy matrix ({exc})") from exc
+        if len(shape) != 2 or fortran or dtype.kind not in "biuf":
+            raise DataError(
+                f"{path}: expected a 2-D C-order numeric matrix, got {dtype} {shape}"
+                + (" in Fortran order" if fortran else "")
+            )
+        self.shape = (int(shape[0]), int(shape[1]))
+        self.dtype = np.dtype(dtype)
+        self._rows = block_rows
+
+    def block_rows(self, budget_bytes: int = DEFAULT_BLOCK_BYTES) -> int:
+        return self._rows or super().block_rows(budget_bytes)
+
+    def _read(self, start: int, stop: int) -> np.ndarray:
+        d = self.shape[1]
+        with open(self.path, "rb") as f:
+            f.seek(self._offset + start * d * self.dtype.itemsize)
+            flat = np.fromfile(f, dtype=self.dtype, count=(stop - start) * d)
+        return flat.reshape(stop - start, d)
+
+
+def npy_source(path: str | os.PathLike[str], block_rows: int | None = None) -> NpySource:
+    """A ``.npy`` file (2-D, numeric, C order) as a row-block source."""
+    return NpySource(path, block_rows=block_rows)
 
 
 def is_source(x: object) -> bool:
