@@ -42,7 +42,14 @@ def _class_name(value: object) -> str:
     return str(value)
 
 
+def _is_block_source(x: object) -> bool:
+    # core.data.blocks.RowBlockSource (duck-typed: blocks imports this module)
+    return callable(getattr(x, "blocks", None)) and hasattr(x, "shape")
+
+
 def _as_view(x: object, index: int, copy: bool, dtype: type = np.float64) -> View:
+    if _is_block_source(x):
+        return x  # type: ignore[return-value]  # read in row blocks, checked block by block
     if sp.issparse(x):
         out = sp.csr_matrix(x, dtype=dtype, copy=copy)
         if not out.has_canonical_format:
@@ -58,6 +65,8 @@ def _as_view(x: object, index: int, copy: bool, dtype: type = np.float64) -> Vie
 
 
 def _finite_problem(view: View, index: int) -> str | None:
+    if _is_block_source(view):
+        return None  # each block is checked as it is read
     data = view.data if sp.issparse(view) else view
     bad = ~np.isfinite(data)
     if not bad.any():

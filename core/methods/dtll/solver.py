@@ -30,7 +30,7 @@ from core.methods.dtll.updates import (
     weighted_vote,
 )
 from core.methods.params import Param, ParamError, ParamSpec
-from core.numerics.graphs import pkn_anchor_graph_steps
+from core.numerics.streaming import graph_steps
 from core.numerics.tensor import ORIENTATIONS
 from core.numerics.threads import blas_single
 
@@ -300,9 +300,9 @@ class DTLL(BaseSolver):
         )
         graphs = []
         for i, x in enumerate(views):
-            anchors = x[sel].toarray() if sp.issparse(x) else x[sel]
+            anchors = x[sel].toarray() if sp.issparse(x) else np.asarray(x[sel])
             z = yield from rep.follow(
-                pkn_anchor_graph_steps(x, anchors, self.n_neighbors),
+                graph_steps(x, anchors, self.n_neighbors),
                 "graph",
                 f"anchor graph of view {i + 1}/{nv}",
                 0.3 + 0.6 * i / nv,

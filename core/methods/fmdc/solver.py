@@ -29,10 +29,10 @@ from core.methods.fmdc.updates import (
     solve_view_weights,
 )
 from core.methods.params import Param, ParamError, ParamSpec
-from core.numerics.anchors import bkhk_steps
-from core.numerics.graphs import normalize_anchor_graph, pkn_anchor_graph_steps
+from core.numerics.graphs import normalize_anchor_graph
 from core.numerics.kmeans import kmeans_labels
 from core.numerics.spectral import stacked_anchor_embedding
+from core.numerics.streaming import anchor_steps, graph_steps
 
 log = logging.getLogger(__name__)
 
@@ -220,12 +220,12 @@ class FMDC(BaseSolver):
         msg = f"BKHK: {m} anchors" + (f" (asked {self.n_anchors})" if self.n_anchors else "")
         yield rep.stage("anchors", 0.0, msg)
         anchors, _ = yield from rep.follow(
-            bkhk_steps(views, m, rng["anchors"], space=self.bkhk_space), "anchors", msg, 0.0, 0.4
+            anchor_steps(views, m, rng["anchors"], space=self.bkhk_space), "anchors", msg, 0.0, 0.4
         )
         graphs = []
         for i, x in enumerate(views):
             z = yield from rep.follow(
-                pkn_anchor_graph_steps(x, anchors[i], self.resolved("n_neighbors")),
+                graph_steps(x, anchors[i], self.resolved("n_neighbors")),
                 "graph",
                 f"anchor graph of view {i + 1}/{v}",
                 0.4 + 0.5 * i / v,
