@@ -41,7 +41,9 @@ class WindowIOMixin:
 
     def export_labels(self) -> None:
         if (result := self.current_result()) and (
-            path := self.ask_save_path("Export labels", f"{self.file_stem()}_labels.csv", "CSV (*.csv)")
+            path := self.ask_save_path(
+                "Export labels", f"{self.file_stem()}_labels.csv", "CSV (*.csv)"
+            )
         ):
             self._write(exports.export_labels, path, result)
 
@@ -61,7 +63,8 @@ class WindowIOMixin:
             )
             return
         if path := self.ask_save_path("Export selection", "selection.csv", "CSV (*.csv)"):
-            labels = self.presenter.history.labels if self.presenter.history else None
+            h = self.presenter.history  # exports carry the solver's numbers, not the display's
+            labels = None if h is None else h.labels if h.solver_labels is None else h.solver_labels
             self._write(
                 exports.export_selection, path, self.selection.indices, labels, self.session.labels
             )

@@ -109,8 +109,8 @@ def test_export_labels_run_and_selection(qtbot, loaded, tmp_path, monkeypatch):
     loaded.export_labels()
     rows = list(csv.reader(open(target["path"])))
     assert rows[0] == ["sample", "cluster", "true_label"] and len(rows) == 151
-    labels = loaded.controller.history.labels
-    assert [int(r[1]) for r in rows[1:]] == labels.tolist()
+    labels = loaded.controller.history.labels  # display numbers (steady colours)
+    assert [int(r[1]) for r in rows[1:]] == loaded.controller.history.solver_labels.tolist()
     assert [int(r[2]) for r in rows[1:]] == loaded.session.labels.tolist()
     target["path"] = str(tmp_path / "run.json")
     loaded.export_run()
