@@ -87,6 +87,6 @@ def test_a_bad_view_file_keeps_the_current_data_and_says_why(qtbot, loaded, tmp_
     (tmp_path / "dup.csv").write_text(text)
     before = loaded.session
     worker = loaded.tools.table_import.add_view(str(tmp_path / "dup.csv"), name="dup")
-    qtbot.waitUntil(lambda: not worker.is_alive(), timeout=10_000)
-    qtbot.waitUntil(lambda: "duplicate sample id 'x'" in loaded.messages.text, timeout=5000)
+    qtbot.waitUntil(lambda: not worker.is_alive(), timeout=60_000)
+    qtbot.waitUntil(lambda: "duplicate sample id 'x'" in loaded.messages.text, timeout=30_000)
     assert loaded.session is before and np.all(loaded.session.dataset.ids == before.dataset.ids)
