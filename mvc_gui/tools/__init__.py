@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 from PySide6.QtGui import QAction
 
-from mvc_gui.tools import report, robustness, runs, sessions, sweep, teaching
+from mvc_gui.tools import autosave, report, robustness, runs, sessions, sweep, teaching
+from mvc_gui.tools.autosave import Autosave
 from mvc_gui.tools.experiment_window import WindowLauncher
 from mvc_gui.tools.host import ToolHost
 from mvc_gui.tools.runs import RunListPanel
@@ -36,16 +37,20 @@ class Tools:
     teaching: TeachingTool
     sweep: WindowLauncher
     robustness: WindowLauncher
+    autosave: Autosave
 
 
 def install_tools(host: ToolHost) -> Tools:
     """Install every tool into ``host`` and return what they created."""
+    report_action = report.install(host)
     run_list = runs.install(host)
+    session_io = sessions.install(host, run_list)
     return Tools(
-        report_action=report.install(host),
+        report_action=report_action,
         runs=run_list,
-        sessions=sessions.install(host, run_list),
+        sessions=session_io,
         teaching=teaching.install(host),
         sweep=sweep.install(host),
         robustness=robustness.install(host),
+        autosave=autosave.install(host, run_list, session_io),
     )

@@ -40,6 +40,7 @@ class ToolHost(Protocol):
     embedder: EmbeddingController
     settings: QSettings
     data_loaded: SignalInstance
+    closing: SignalInstance  # emitted once on a clean exit
 
     # widgets a tool reads or reports to
     method_panel: MethodPanel

@@ -53,6 +53,7 @@ __all__ = ["MainWindow"]
 class MainWindow(WindowIOMixin, QMainWindow):
     data_loaded = Signal()
     load_failed = Signal(str, str)
+    closing = Signal()  # a clean exit: the window is closing (tools tidy up)
 
     def __init__(self, qsettings: QSettings | None = None) -> None:
         super().__init__()
@@ -305,6 +306,7 @@ class MainWindow(WindowIOMixin, QMainWindow):
     # -- settings, close ---------------------------------------------------------------------
     def closeEvent(self, event) -> None:
         self.write_settings()
+        self.closing.emit()
         self.controller.shutdown(timeout=3.0)
         SolverServer.shutdown_all()
         self.embedder.shutdown(timeout=3.0)
