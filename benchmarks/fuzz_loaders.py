@@ -1,6 +1,6 @@
 """Fuzzing the loaders: damaged copies of real and generated files, each read in a child.
 
-    MVC_DATASETS=../shared/datasets python benchmarks/fuzz_loaders.py --files 1000 [--seed 0]
+    MVC_DATASETS=../shared/datasets python benchmarks/fuzz_loaders.py --files 1000 --fork
 
 Damage: bit flips, zeroed blocks, duplicated chunks, truncation, overwritten header bytes.
 Sources: the shared .mat files (when MVC_DATASETS is set) and files made here in every format
@@ -27,10 +27,12 @@ import argparse
 import json
 import os
 import resource
+import select
 import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -181,6 +183,70 @@ def run_case(case: Case, timeout: float, memory: int, isolated: bool = False) ->
     return case
 
 
+def _outcome_in_child(path: Path) -> dict:
+    """The child's side of --fork: what the _CHILD script prints, as a dict."""
+    from core.data.dataset import DataError
+    from core.data.io import load_dataset
+
+    try:
+        ds = load_dataset(path)
+        return {"outcome": "loaded", "detail": f"{ds.n_samples} x {ds.dims}"}
+    except MemoryError:
+        return {"outcome": "memory", "detail": "MemoryError"}
+    except DataError as exc:
+        named = path.name in str(exc)
+        why = "" if named else "DataError without the file name: "
+        return {
+            "outcome": "clear error" if named else "raw exception",
+            "detail": why + str(exc)[:300],
+        }
+    except Exception as exc:
+        return {"outcome": "raw exception", "detail": f"{type(exc).__name__}: {exc}"[:300]}
+
+
+def run_case_forked(case: Case, timeout: float, memory: int) -> Case:
+    """Like :func:`run_case`, in a fork of this process (the readers are imported once, so a
+    case costs milliseconds instead of a Python start-up): same outcomes, same limits."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: limit, read, answer, exit without cleanup
+        os.close(read)
+        code = 0
+        try:
+            _limit_memory(memory)
+            os.write(write, json.dumps(_outcome_in_child(case.path)).encode())
+        except BaseException:
+            code = 1
+        os._exit(code)
+    os.close(write)
+    deadline = time.monotonic() + timeout
+    chunks, status = [], None
+    with os.fdopen(read, "rb") as pipe:
+        while status is None:
+            if select.select([pipe], [], [], 0.05)[0]:
+                chunk = os.read(pipe.fileno(), 1 << 16)
+                if chunk:
+                    chunks.append(chunk)
+            done, st = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = st
+            elif time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                case.outcome, case.detail = "hang", f"no answer within {timeout:g} s"
+                return case
+        chunks.append(pipe.read())
+    if os.WIFSIGNALED(status):
+        case.outcome, case.detail = "crash", signal.Signals(os.WTERMSIG(status)).name
+        return case
+    try:
+        answer = json.loads(b"".join(chunks))
+        case.outcome, case.detail = answer["outcome"], answer["detail"]
+    except (json.JSONDecodeError, KeyError):
+        case.outcome, case.detail = "raw exception", f"exit {os.WEXITSTATUS(status)}, no answer"
+    return case
+
+
 def make_cases(sources: list[Path], n_files: int, seed: int, folder: Path) -> list[Case]:
     rng = np.random.default_rng(seed)
     cases = []
@@ -203,8 +269,10 @@ def fuzz(
     memory: int = 4 << 30,
     max_source_bytes: int = 40 << 20,
     isolated: bool = False,
+    fork: bool = False,
 ) -> list[Case]:
-    """Generate and read ``n_files`` damaged files; returns the cases with their outcomes."""
+    """Generate and read ``n_files`` damaged files; returns the cases with their outcomes.
+    ``fork``: each case in a fork of this process (POSIX; much faster, same outcomes)."""
     with tempfile.TemporaryDirectory(prefix="mvc-fuzz-") as tmp:
         folder = Path(tmp)
         sources = make_sources(folder)
@@ -213,7 +281,10 @@ def fuzz(
             sources += mats
         cases = make_cases(sources, n_files, seed, folder)
         for case in cases:
-            run_case(case, timeout, memory, isolated)
+            if fork and not isolated:
+                run_case_forked(case, timeout, memory)
+            else:
+                run_case(case, timeout, memory, isolated)
             case.path.unlink(missing_ok=True)
         return cases
 
@@ -246,10 +317,17 @@ def main() -> int:
         help="read through core.data.isolated_load (what the app and `mvc info` do): a reader "
         "that dies in its child must come back as a clear error",
     )
+    ap.add_argument(
+        "--fork",
+        action="store_true",
+        help="read each file in a fork of this process (readers imported once: much faster)",
+    )
     args = ap.parse_args()
     root = os.environ.get("MVC_DATASETS")
     shared = Path(root) if root else None
-    cases = fuzz(args.files, args.seed, shared, args.timeout, isolated=args.isolated)
+    cases = fuzz(
+        args.files, args.seed, shared, args.timeout, isolated=args.isolated, fork=args.fork
+    )
     print(report(cases))
     bad = sum(c.outcome in ("crash", "hang", "raw exception") for c in cases)
     return 1 if bad else 0
