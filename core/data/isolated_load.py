@@ -28,6 +28,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+try:
+    import resource as _resource
+except ImportError:  # Windows
+    _resource = None  # type: ignore[assignment]
+
 from core.data.dataset import DataError, MultiViewDataset
 from core.data.store import open_store
 
@@ -93,14 +98,20 @@ def load_isolated(
     limit = default_memory_limit() if memory == "auto" else memory
     folder = Path(store) if store is not None else Path(tempfile.mkdtemp(prefix="mvc-data-"))
     env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    # Linux: start the child with vfork (no preexec_fn: forking a large GUI process copies its
+    # page tables while holding the GIL) and cap it from here; it is still starting Python
+    later = limit is not None and _resource is not None and hasattr(_resource, "prlimit")
     proc = subprocess.Popen(
         [sys.executable, "-m", child_module, str(p), str(folder)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env=env,
-        preexec_fn=_limit(limit),
+        preexec_fn=None if later else _limit(limit),
     )
+    if later:
+        with contextlib.suppress(OSError, ValueError):
+            _resource.prlimit(proc.pid, _resource.RLIMIT_AS, (limit, limit))
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=_reader, args=(proc.stdout, lines), daemon=True).start()
     doing, answer = f"opening {p.name}", None
@@ -178,7 +189,7 @@ def _child(path: str, folder: str) -> int:
     try:
         dataset = load_dataset(path, progress=say)
         say(1.0, "writing the data for the app")
-        write_store(dataset, folder)
+        write_store(dataset, folder, summary=True)
     except DataError as exc:
         _answer({"error": str(exc)})
         return 0
