@@ -270,13 +270,14 @@ def fuzz(
     max_source_bytes: int = 40 << 20,
     isolated: bool = False,
     fork: bool = False,
+    generated_only: bool = False,
 ) -> list[Case]:
     """Generate and read ``n_files`` damaged files; returns the cases with their outcomes.
     ``fork``: each case in a fork of this process (POSIX; much faster, same outcomes)."""
     with tempfile.TemporaryDirectory(prefix="mvc-fuzz-") as tmp:
         folder = Path(tmp)
         sources = make_sources(folder)
-        if shared is not None:
+        if shared is not None and not generated_only:
             mats = sorted(p for p in shared.glob("*.mat") if p.stat().st_size <= max_source_bytes)
             sources += mats
         cases = make_cases(sources, n_files, seed, folder)
@@ -322,11 +323,22 @@ def main() -> int:
         action="store_true",
         help="read each file in a fork of this process (readers imported once: much faster)",
     )
+    ap.add_argument(
+        "--generated-only",
+        action="store_true",
+        help="damage only the files made here (v5, v7.3, NPZ, CSV), not the shared .mat files",
+    )
     args = ap.parse_args()
     root = os.environ.get("MVC_DATASETS")
     shared = Path(root) if root else None
     cases = fuzz(
-        args.files, args.seed, shared, args.timeout, isolated=args.isolated, fork=args.fork
+        args.files,
+        args.seed,
+        shared,
+        args.timeout,
+        isolated=args.isolated,
+        fork=args.fork,
+        generated_only=args.generated_only,
     )
     print(report(cases))
     bad = sum(c.outcome in ("crash", "hang", "raw exception") for c in cases)
