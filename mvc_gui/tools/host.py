@@ -20,14 +20,27 @@ if TYPE_CHECKING:
 
     from core.records.runs import RunResult
     from mvc_gui.model.data_session import DataSession
+    from mvc_gui.model.playback import PlaybackFrame
+    from mvc_gui.model.run_history import RunHistory
     from mvc_gui.panels.dataset_panel import DatasetPanel
     from mvc_gui.panels.message_bar import MessageBar
     from mvc_gui.panels.method_panel import MethodPanel
     from mvc_gui.run.controller import RunController
     from mvc_gui.run.embedding_controller import EmbeddingController
-    from mvc_gui.window.presenter import RunPresenter
 
-__all__ = ["ToolHost"]
+__all__ = ["Presenter", "ToolHost"]
+
+
+class Presenter(Protocol):
+    """What tools use of the window's presenter (it puts a run into every plot)."""
+
+    history: RunHistory | None  # the run on display
+
+    def show_history(self, history: RunHistory, caption: str = "") -> None: ...
+
+    def show_live(self, history: RunHistory | None) -> None: ...
+
+    def show_snapshot(self, history: RunHistory, index: int) -> PlaybackFrame: ...
 
 
 class ToolHost(Protocol):
@@ -36,7 +49,7 @@ class ToolHost(Protocol):
     # the data and the run
     session: DataSession | None
     controller: RunController
-    presenter: RunPresenter
+    presenter: Presenter
     embedder: EmbeddingController
     settings: QSettings
     data_loaded: SignalInstance
@@ -51,6 +64,7 @@ class ToolHost(Protocol):
 
     # where a tool adds its entries
     file_menu: QMenu
+    recent_menu: QMenu  # File > Open recent (data-loading entries go before it)
     tools_menu: QMenu
     quit_separator: QAction
 

@@ -69,7 +69,7 @@ def entry_from_stored(run: StoredRun, session: DataSession) -> RunEntry:
     curves = {k: list(run.metric_curves.get(k, [])) for k in LIVE_METRICS}
     if all(len(v) == len(run.metric_iterations) for v in curves.values()):
         h.metric_iterations, h.metrics = list(run.metric_iterations), curves
-    h.labels = result.labels
+    h.labels = h.solver_labels = result.labels
     h.result = result
     return RunEntry(run.number, h, run.seconds)
 

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.data.dataset import DataError
+from core.methods import REGISTRY
 from core.methods.params import ParamError
 from mvc_gui.model.data_session import DataSession, load_demo
 from mvc_gui.panels.dataset_panel import DatasetPanel
@@ -214,6 +215,8 @@ class MainWindow(WindowIOMixin, QMainWindow):
     def set_session(self, session: DataSession, summary: dict, path: str | None = None) -> None:
         self.controller.stop()
         self.session = session
+        if self.method_panel.method in REGISTRY:
+            session.set_auto_rule(REGISTRY[self.method_panel.method].auto_preprocessing)
         self.messages.clear()
         ds = session.dataset
         self.presenter.set_session(session)
@@ -291,6 +294,9 @@ class MainWindow(WindowIOMixin, QMainWindow):
 
     def _on_method_changed(self, name: str) -> None:
         self.method_panel.set_params(settings.load_params(self.settings, name))
+        if self.session is not None and name in REGISTRY:
+            self.session.set_auto_rule(REGISTRY[name].auto_preprocessing)
+            self.dataset_panel.update_chosen()
         self._on_params_changed()
 
     def _set_stale(self, stale: bool) -> None:
