@@ -4,7 +4,8 @@
 
 Damage: bit flips, zeroed blocks, duplicated chunks, truncation, overwritten header bytes.
 Sources: the shared .mat files (when MVC_DATASETS is set) and files made here in every format
-the app reads (MATLAB v5 with dense, sparse and cell variables, v7.3, NPZ, CSV). Each damaged
+the app reads (MATLAB v5 with dense, sparse and cell variables, v7.3, NPZ, CSV, and the
+tests' AnnData .h5ad and MuData .h5mu). Each damaged
 file is read by ``core.data.io.load_dataset`` (or, with ``--isolated``, by
 ``core.data.isolated_load.load_isolated``, the app's path) in a fresh child process with a
 time and a memory limit; the outcome is one of
@@ -121,6 +122,13 @@ def make_sources(folder: Path) -> list[Path]:
     rows = [",".join([*(f"{v:.5g}" for v in dense[i]), str(labels[i])]) for i in range(n)]
     p.write_text(header + "\n" + "\n".join(rows) + "\n")
     out.append(p)
+    # AnnData / MuData, as the tests write them (tests/table_fixtures.py)
+    sys.path.insert(0, str(ROOT / "tests"))
+    from table_fixtures import write_h5ad, write_h5mu
+
+    for name, write in (("gen.h5ad", write_h5ad), ("gen.h5mu", write_h5mu)):
+        write(folder / name)
+        out.append(folder / name)
     return out
 
 
