@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from PySide6.QtCore import QObject, Signal
 
+from core.data.io import DataSpec
 from core.data.isolated_load import DEFAULT_TIMEOUT, LoadCancelled, load_isolated
 from core.data.store import read_summary
 from mvc_gui.model.data_session import DataSession
@@ -44,7 +45,9 @@ class LoadWorker(_ThreadWorker):
     failed = Signal(str, str)
     cancelled = Signal()
 
-    def __init__(self, path: str, limits: LoadLimits, parent: QObject | None = None) -> None:
+    def __init__(
+        self, path: str | DataSpec, limits: LoadLimits, parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
         self.path = path
         self.limits = replace(limits)  # a copy: later changes are for later loads

@@ -189,10 +189,10 @@ class MainWindow(WindowIOMixin, QMainWindow):
         stays."""
         return self.loading.load(str(path), lambda res: self.set_session(*res, path=str(path)))
 
-    def load_file(self, path: str, done, failed=None) -> LoadWorker:
-        """Read ``path`` in a child process for a tool: ``done((session, summary))``, or the
-        message bar says why and ``failed(message)``."""
-        return self.loading.load(str(path), done, failed)
+    def load_file(self, path, done, failed=None) -> LoadWorker:
+        """Read ``path`` (or a DataSpec's files) in a child process for a tool:
+        ``done((session, summary))``, or the message bar says why and ``failed(message)``."""
+        return self.loading.load(path, done, failed)
 
     def load_demo(self, name: str = "handwritten") -> TaskWorker:
         self.stage_label.setText(f"Loading demo '{name}'...")
