@@ -10,6 +10,7 @@ import random
 import sys
 import threading
 import time
+import traceback
 from pathlib import Path
 
 import numpy as np
@@ -201,12 +202,16 @@ def test_the_monkey_breaks_nothing(qtbot, qsettings, files, trap, tmp_path, monk
         monkey.act()
     win.run()  # and close mid-run
     win.close()
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 60  # a thread stops at its next solver state (slow when loaded)
     while time.monotonic() < deadline and (
         _children(os.getpid()) or set(threading.enumerate()) - threads_before
     ):
         qtbot.wait(100)
-    leaked = [t.name for t in set(threading.enumerate()) - threads_before]
+    frames = sys._current_frames()
+    leaked = [
+        f"{t.name} at {traceback.format_stack(frames[t.ident])[-3:] if t.ident in frames else ''}"
+        for t in set(threading.enumerate()) - threads_before
+    ]
     assert not trap, f"seed {seed}: {trap[:5]}; actions {monkey.log}"
     assert not leaked, f"seed {seed}: threads left after close: {leaked}"
     assert not _children(os.getpid()), f"seed {seed}: child processes left after close"
