@@ -2,8 +2,10 @@
 .h5ad/.h5mu matrices) aligned by sample id, and choose the reference labels in the Data dock.
 
 The choices accumulate in a :class:`core.data.io.DataSpec` (plain data, also what a session
-stores); every load runs :func:`core.data.io.load_spec` in a worker thread, so the window
-stays live on large files, and a failed load leaves the current dataset in place.
+stores); every load runs :func:`core.data.io.load_spec` in a child process (the window's
+isolated loading, ``host.load_file``), so the window stays live on large files and a reader
+that crashes on a damaged file costs only the child; a failed load leaves the current dataset
+in place.
 """
 
 from __future__ import annotations
@@ -17,21 +19,14 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDialog, QFileDialog
 
 from core.data.dataset import DataError
-from core.data.io import DataSpec, ViewSource, load_spec
+from core.data.io import DataSpec, ViewSource
 from mvc_gui.model.data_session import DataSession
 from mvc_gui.panels.table_preview import TablePreviewDialog
-from mvc_gui.run.workers import TaskWorker
 from mvc_gui.tools.host import ToolHost
 
-__all__ = ["TableImport", "install", "load_spec_session"]
+__all__ = ["TableImport", "install"]
 
 FILTER = "Tables and AnnData (*.csv *.tsv *.txt *.tab *.h5ad *.h5mu);;All files (*)"
-
-
-def load_spec_session(spec: DataSpec) -> tuple[DataSession, dict]:
-    """Worker: read and align the files of ``spec``."""
-    ds = load_spec(spec)
-    return DataSession(ds), ds.summary()
 
 
 def current_spec(win: Any) -> DataSpec | None:
@@ -47,7 +42,6 @@ class TableImport(QObject):
     def __init__(self, win: Any) -> None:
         super().__init__(win)
         self.win = win
-        self._workers: list[TaskWorker] = []
 
     # -- actions ------------------------------------------------------------------------------
     def _ask(self, title: str) -> str | None:
@@ -77,7 +71,7 @@ class TableImport(QObject):
     # -- what they do -------------------------------------------------------------------------
     def add_view(self, path: str, *, name: str, id_column: str | None = None,
                  key: str | None = None, missing: str | None = None,
-                 shared_only: bool = False, **_: Any) -> TaskWorker:  # fmt: skip
+                 shared_only: bool = False, **_: Any) -> Any:  # fmt: skip
         """Add one view to the table dataset on display (or start one) and reload it."""
         spec = current_spec(self.win) or DataSpec(views=[])
         taken = {v.name for v in spec.views}
@@ -92,7 +86,7 @@ class TableImport(QObject):
         spec.align = "shared" if shared_only else spec.align
         return self.load(spec)
 
-    def set_meta(self, path: str, id_column: str | None, label_column: str | None) -> TaskWorker:
+    def set_meta(self, path: str, id_column: str | None, label_column: str | None) -> Any:
         spec = current_spec(self.win)
         if spec is None:
             self.win.messages.show_message(
@@ -103,21 +97,10 @@ class TableImport(QObject):
         spec.id_column = id_column or spec.id_column
         return self.load(spec)
 
-    def load(self, spec: DataSpec) -> TaskWorker:
-        names = ", ".join(v.name for v in spec.views)
-        self.win.stage_label.setText(f"Loading views {names}...")
-        worker = TaskWorker(load_spec_session, spec, parent=self)
-        worker.done.connect(lambda res: self.win.set_session(*res))
-        worker.failed.connect(self._failed)
-        self._workers = [w for w in self._workers if w.is_alive()] + [worker]
-        worker.start()
-        return worker
-
-    def _failed(self, message: str, details: str) -> None:
-        self.win.stage_label.setText("Ready.")
-        keep = " The previous dataset stays loaded." if self.win.session else ""
-        self.win.messages.show_message("error", f"Could not load the views: {message}.{keep}",
-                                       details)  # fmt: skip
+    def load(self, spec: DataSpec) -> Any:
+        """Read the views in a child process (the window's isolated loading: a reader that
+        crashes on a damaged .h5ad costs only the child); on failure the data stays."""
+        return self.win.load_file(spec, lambda res: self.win.set_session(*res))
 
     def choose_reference(self, column: str | None) -> None:
         """Use a metadata column (None: none) as the reference labels; keeps view choices."""
