@@ -17,9 +17,7 @@ __all__ = ["export_labels", "export_run", "export_selection"]
 
 def export_labels(path: str, result: RunResult) -> Path:
     """CSV: sample_id, cluster[, truth] (the data's ids, else 1..n; class names)."""
-    return write_labels_csv(
-        path, result.labels, result.true_labels, result.ids, result.class_names
-    )
+    return write_labels_csv(path, result.labels, result.true_labels, result.ids, result.class_names)
 
 
 def export_run(path: str, result: RunResult) -> Path:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from table_fixtures import write_h5mu, write_omics_tables
 
+from mvc_gui.model.data_session import load_demo
 from mvc_gui.panels.table_preview import PREVIEW_ROWS, TablePreviewDialog
 
 
@@ -90,3 +91,23 @@ def test_a_bad_view_file_keeps_the_current_data_and_says_why(qtbot, loaded, tmp_
     qtbot.waitUntil(lambda: not worker.is_alive(), timeout=10_000)
     qtbot.waitUntil(lambda: "duplicate sample id 'x'" in loaded.messages.text, timeout=5000)
     assert loaded.session is before and np.all(loaded.session.dataset.ids == before.dataset.ids)
+
+
+def test_a_session_of_table_views_reopens_the_same_files_and_runs(qtbot, window, tmp_path):
+    write_omics_tables(tmp_path)
+    tool = window.tools.table_import
+    _load(qtbot, window, lambda: tool.add_view(str(tmp_path / "rna.csv"), name="rna"))
+    meta = str(tmp_path / "clinical.tsv")
+    ds = _load(qtbot, window, lambda: tool.set_meta(meta, None, "subtype"))
+    with qtbot.waitSignal(window.controller.run_finished, timeout=20_000):
+        window.run()
+    path = str(tmp_path / "s.mvcs.json")
+    with qtbot.waitSignal(window.tools.sessions.saved, timeout=10_000):
+        window.tools.sessions.save(path)
+    window.set_session(*load_demo())
+    with qtbot.waitSignal(window.tools.sessions.restored, timeout=20_000) as blocker:
+        window.tools.sessions.open(path)
+    assert blocker.args == [[]]  # no warnings: same ids, same views
+    again = window.session.dataset
+    assert again.ids.tolist() == ds.ids.tolist() and again.class_names == ds.class_names
+    assert len(window.tools.runs.entries) == 1
