@@ -19,8 +19,9 @@ def _table_args(folder) -> list[str]:
 
 def test_info_reports_ids_per_view_shared_and_missing(tmp_path, capsys):
     write_omics_tables(tmp_path)
-    assert main(["info", "--no-isolate", *_table_args(tmp_path)]) == 0
+    assert main(["info", *_table_args(tmp_path)]) == 0  # read in the loader child
     out = capsys.readouterr().out
+    assert "(" + str(tmp_path / "rna.csv") in out  # the source names the files, not a temp file
     assert "per view rna: 114, protein: 114; in every view: 108" in out
     assert "missing views (rows stored as zeros, marked unobserved): rna: 6, protein: 6" in out
     assert "imputed with the per-feature mean" in out and "subtype (categorical)" in out
