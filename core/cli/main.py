@@ -164,6 +164,8 @@ def cmd_run(full: argparse.Namespace) -> int:
     pp = full.preprocess.split(",") if "," in full.preprocess else full.preprocess
     views, chosen = preprocess(ds.views, pp)
     err = sys.stderr
+    for note in ds.warnings:  # what loading repaired, imputed or left out: never silent
+        err.write(f"note: {note}\n")
     for name, how in zip(ds.view_names, chosen, strict=True):
         err.write(f"preprocessing {name}: {how}\n")
     show = ProgressPrinter(err, quiet=full.quiet)

@@ -34,7 +34,9 @@ def test_run_exports_the_input_ids_and_string_truth(tmp_path, capsys, method):
     args = ["run", "--method", method, *_table_args(tmp_path), "--align", "shared", "--quiet",
             "--out", str(out), "--report", str(rec), "--write-back", str(back)]  # fmt: skip
     assert main(args) == 0
-    assert "ACC 1.0000" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "ACC 1.0000" in captured.out
+    assert "note: view 'rna': 2 missing cell(s) in 2 sample(s): imputed" in captured.err
     rows = list(csv.reader(out.open()))
     assert rows[0] == ["sample_id", "cluster", "truth"]
     only_one = {info["ids"][i] for i in info["only_rna"] | info["only_prot"]}
