@@ -4,6 +4,7 @@ mvc info FILE                     describe a multi-view file
 mvc methods                       list the methods and their parameters
 mvc run FILE --method fmdc ...    run a method, print progress and metrics, write CSV/JSON
 mvc run --demo --method fmdc      the same on the embedded handwritten-digits data
+mvc tune FILE --method fmdc       suggest parameters without labels (core/cli/tune.py)
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ import numpy as np
 from core.cli.data_args import add_data_args, add_table_args, load_data, select_views
 from core.cli.experiments import add_experiment_parsers, run_experiment
 from core.cli.params import add_param_flags, collect_params
+from core.cli.tune import add_tune_parser, cmd_tune
 from core.data.dataset import DataError, MultiViewDataset
-from core.data.preprocessing import preprocess
+from core.data.preprocessing import AUTO_RULES, preprocess
 from core.methods import REGISTRY
 from core.methods.base import IterationState, normalized_weights
 from core.methods.params import ParamError
@@ -149,10 +151,8 @@ def cmd_run(full: argparse.Namespace) -> int:
     loaded = load_data(full)  # all views: the HTML report lists the ones left out too
     ds = select_views(loaded, full.views)
     params = collect_params(full, cls.param_spec)
-    if "n_clusters" not in params:
-        if ds.n_classes is None:
-            raise ParamError("the file has no labels: give --n-clusters")
-        params["n_clusters"] = ds.n_classes
+    if "n_clusters" not in params:  # unlabelled data: estimated, and said so
+        params["n_clusters"] = ds.n_classes or "auto"
     solver = cls.from_params(params)
     if not ds.complete and not cls.supports_incomplete:
         missing = int(np.count_nonzero(~ds.observed.all(axis=1)))
@@ -162,10 +162,13 @@ def cmd_run(full: argparse.Namespace) -> int:
             "handles incomplete views"
         )
     pp = full.preprocess.split(",") if "," in full.preprocess else full.preprocess
-    views, chosen = preprocess(ds.views, pp)
+    views, chosen = preprocess(ds.views, pp, cls.auto_preprocessing)
     err = sys.stderr
     for note in ds.warnings:  # what loading repaired, imputed or left out: never silent
         err.write(f"note: {note}\n")
+    if "auto" in pp:
+        rule = AUTO_RULES[cls.auto_preprocessing][1]
+        err.write(f"auto preprocessing for {full.method}: {rule}\n")
     for name, how in zip(ds.view_names, chosen, strict=True):
         err.write(f"preprocessing {name}: {how}\n")
     show = ProgressPrinter(err, quiet=full.quiet)
@@ -173,6 +176,7 @@ def cmd_run(full: argparse.Namespace) -> int:
     for state in solver.iterate(views, ds.observed):
         show(state)
     total = time.perf_counter() - t0
+    _print_resolved(solver, err)
     result = RunResult.from_solver(
         solver,
         true_labels=ds.labels,
@@ -211,6 +215,23 @@ def _write_back(args: argparse.Namespace, ds: MultiViewDataset, result: RunResul
                       id_column=getattr(args, "id_column", None))  # fmt: skip
 
 
+def _print_resolved(solver: object, out: TextIO) -> None:
+    """The values automatic parameters took for this data (docs/defaults.md)."""
+    auto = {
+        k: v
+        for k, v in getattr(solver, "resolved_params_", {}).items()
+        if getattr(solver, k, None) is None and v is not None
+    }
+    if auto:
+        out.write(
+            "automatic parameters: "
+            + ", ".join(
+                f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in auto.items()
+            )
+            + "\n"
+        )
+
+
 def _print_summary(result: RunResult, solver: object, out: TextIO) -> None:
     status = "converged" if result.converged else "stopped at max_iter"
     out.write(
@@ -223,6 +244,11 @@ def _print_summary(result: RunResult, solver: object, out: TextIO) -> None:
             "view weights: "
             + ", ".join(f"{n}={x:.3f}" for n, x in zip(result.view_names, w, strict=False))
             + "\n"
+        )
+    if est := result.n_clusters_estimate:
+        out.write(
+            f"number of clusters: estimated {est['k']} (runner-up {est['runner_up']}; "
+            f"eigengap candidates {est['candidates']}, {est['seconds']:.2f} s)\n"
         )
     sizes = np.bincount(result.labels)
     out.write(f"cluster sizes: {sizes.tolist()}\n")
@@ -267,6 +293,7 @@ def build_parser(method: str | None = None) -> argparse.ArgumentParser:
         cls = REGISTRY[method]
         add_param_flags(run, cls.param_spec, cls.title)
     add_experiment_parsers(sub, method)
+    add_tune_parser(sub, method)
     return parser
 
 
@@ -283,6 +310,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_methods(args)
         if args.command in ("sweep", "robustness"):
             return run_experiment(args)
+        if args.command == "tune":
+            return cmd_tune(args)
         return cmd_run(args)
     except (DataError, ParamError, OSError) as exc:
         sys.stderr.write(f"mvc: error: {exc}\n")

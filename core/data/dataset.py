@@ -42,14 +42,21 @@ def _class_name(value: object) -> str:
     return str(value)
 
 
-def _as_view(x: object, index: int, copy: bool) -> View:
+def _is_block_source(x: object) -> bool:
+    # core.data.blocks.RowBlockSource (duck-typed: blocks imports this module)
+    return callable(getattr(x, "blocks", None)) and hasattr(x, "shape")
+
+
+def _as_view(x: object, index: int, copy: bool, dtype: type = np.float64) -> View:
+    if _is_block_source(x):
+        return x  # type: ignore[return-value]  # read in row blocks, checked block by block
     if sp.issparse(x):
-        out = sp.csr_matrix(x, dtype=np.float64, copy=copy)
+        out = sp.csr_matrix(x, dtype=dtype, copy=copy)
         if not out.has_canonical_format:
             out = out.copy()  # it may share arrays with the caller's matrix: never reorder those
             out.sum_duplicates()
         return out
-    arr = np.array(x, dtype=np.float64, copy=True if copy else None)
+    arr = np.array(x, dtype=dtype, copy=True if copy else None)
     if arr.ndim == 1:
         arr = arr[:, None]
     if arr.ndim != 2:
@@ -58,6 +65,8 @@ def _as_view(x: object, index: int, copy: bool) -> View:
 
 
 def _finite_problem(view: View, index: int) -> str | None:
+    if _is_block_source(view):
+        return None  # each block is checked as it is read
     data = view.data if sp.issparse(view) else view
     bad = ~np.isfinite(data)
     if not bad.any():
@@ -76,9 +85,14 @@ def _finite_problem(view: View, index: int) -> str | None:
 
 
 def check_views(
-    views: Sequence[object], n_clusters: int | None = None, *, copy: bool = False
+    views: Sequence[object],
+    n_clusters: int | None = None,
+    *,
+    copy: bool = False,
+    dtype: type = np.float64,
 ) -> list[View]:
-    """Validate views and return them as float64 (dense C-contiguous or sorted CSR).
+    """Validate views and return them as ``dtype`` (float64 by default; float32 for the anchor
+    methods' float32 path), dense C-contiguous or sorted CSR.
 
     Raises :class:`DataError` with a specific message for: no views, a non-2-D view, an
     empty view, different sample counts, NaN/Inf (with the first position), a single
@@ -88,7 +102,7 @@ def check_views(
         views = views.views
     if views is None or len(views) == 0:
         raise DataError("no views given: a multi-view dataset needs at least one view")
-    out = [_as_view(v, i, copy) for i, v in enumerate(views)]
+    out = [_as_view(v, i, copy, dtype) for i, v in enumerate(views)]
     counts = [v.shape[0] for v in out]
     if len(set(counts)) > 1:
         detail = ", ".join(f"view {i + 1}: {c}" for i, c in enumerate(counts))

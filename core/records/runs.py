@@ -86,6 +86,10 @@ class RunResult:
     sample_ids: list[str] | None = None
     #: names of the reference classes (``true_labels`` are codes into it)
     class_names: list[str] = field(default_factory=list)
+    #: parameter values used in the fit, automatic ones resolved from the data
+    resolved_params: dict[str, Any] = field(default_factory=dict)
+    #: with n_clusters="auto": the estimate, runner-up and eigenvalue curve (else None)
+    n_clusters_estimate: dict[str, Any] | None = None
     versions: dict[str, str] = field(default_factory=package_versions)
     created: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
@@ -125,6 +129,8 @@ class RunResult:
             preprocessing=list(preprocessing),
             sample_ids=None if sample_ids is None else [str(s) for s in sample_ids],
             class_names=list(class_names),
+            resolved_params=dict(getattr(solver, "resolved_params_", {})),
+            n_clusters_estimate=getattr(solver, "n_clusters_estimate_", None),
         )
 
     @property

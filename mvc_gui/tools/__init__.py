@@ -16,7 +16,17 @@ from dataclasses import dataclass
 
 from PySide6.QtGui import QAction
 
-from mvc_gui.tools import report, robustness, runs, sessions, sweep, table_import, teaching
+from mvc_gui.tools import (
+    choose_k,
+    report,
+    robustness,
+    runs,
+    sessions,
+    sweep,
+    table_import,
+    teaching,
+)
+from mvc_gui.tools.choose_k import ChooseK
 from mvc_gui.tools.experiment_window import WindowLauncher
 from mvc_gui.tools.host import ToolHost
 from mvc_gui.tools.runs import RunListPanel
@@ -38,6 +48,7 @@ class Tools:
     teaching: TeachingTool
     sweep: WindowLauncher
     robustness: WindowLauncher
+    choose_k: ChooseK
 
 
 def install_tools(host: ToolHost) -> Tools:
@@ -51,4 +62,5 @@ def install_tools(host: ToolHost) -> Tools:
         teaching=teaching.install(host),
         sweep=sweep.install(host),
         robustness=robustness.install(host),
+        choose_k=choose_k.install(host),
     )

@@ -2,9 +2,10 @@
 
 Saving captures the data source, view selection, preprocessing, method, parameters and the
 runs of the current data (``core.records.session_file``), written atomically. Opening reads and
-checks the file and loads the data in worker threads; only when both succeeded does it touch
-the window: the dataset is set with the saved view choices, then the method, parameters and
-run list are restored. Any error before that leaves the window as it was.
+checks the file in a worker thread and loads the data in a child process (as every file the
+window reads); only when both succeeded does it touch the window: the dataset is set with the
+saved view choices, then the method, parameters and run list are restored. Any error before
+that leaves the window as it was.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ from mvc_gui.model.data_session import (
     PREPROCESSORS,
     DataSession,
     load_demo,
-    load_path,
     make_synthetic,
 )
 from mvc_gui.model.run_entries import RunEntry, data_key
@@ -39,7 +39,7 @@ from mvc_gui.model.run_history import LIVE_METRICS, RunHistory
 from mvc_gui.run.workers import TaskWorker
 from mvc_gui.tools.host import ToolHost
 from mvc_gui.tools.runs import RunListPanel
-from mvc_gui.tools.table_import import load_spec_session
+from mvc_gui.tools.table_import import load_spec_in_child
 
 __all__ = ["SessionIO", "entry_from_stored", "install", "stored_from_entry"]
 
@@ -71,7 +71,7 @@ def entry_from_stored(run: StoredRun, session: DataSession) -> RunEntry:
     curves = {k: list(run.metric_curves.get(k, [])) for k in LIVE_METRICS}
     if all(len(v) == len(run.metric_iterations) for v in curves.values()):
         h.metric_iterations, h.metrics = list(run.metric_iterations), curves
-    h.labels = result.labels
+    h.labels = h.solver_labels = result.labels
     h.result = result
     return RunEntry(run.number, h, run.seconds)
 
@@ -208,11 +208,15 @@ class SessionIO(QObject):
     def _on_read(self, path: str, state: SessionState, data_path: Path | None) -> None:
         src = state.source
         if data_path is not None:
-            self._start(load_path, str(data_path),
-                        done=lambda res: self._on_data(state, res, str(data_path)))  # fmt: skip
+            self.win.load_file(  # in a child process, like every file the window reads
+                str(data_path),
+                lambda res: self._on_data(state, res, str(data_path)),
+                failed=self.failed.emit,
+            )
         elif src.spec is not None:
             spec = DataSpec.from_dict(src.spec)
-            self._start(load_spec_session, spec, done=lambda res: self._on_data(state, res))
+            load_spec_in_child(self.win, spec, lambda res: self._on_data(state, res),
+                               failed=self.failed.emit)  # fmt: skip
         elif src.synthetic is not None:
             self._start(_load_synthetic, src.synthetic, done=lambda res: self._on_data(state, res))
         else:

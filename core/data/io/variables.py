@@ -40,6 +40,7 @@ from core.data.io.assemble import (
     natural_key,
     parse_labels,
 )
+from core.data.io.missing_views import mark_missing_views
 from core.data.io.parts import merge_parts
 from core.data.io.triplets import is_triplets, triplets_to_csr
 
@@ -364,7 +365,7 @@ def build_dataset(
     notes.extend(skipped.notes())
     for note in notes:
         log.info("%s: %s", name, note)
-    return assemble_dataset(
+    ds = assemble_dataset(
         views,
         labels,
         label_where=f"'{label_key}'" if label_key else "labels",
@@ -374,3 +375,4 @@ def build_dataset(
         source=source,
         notes=notes,
     )
+    return mark_missing_views(ds, variables)

@@ -109,10 +109,10 @@ def test_export_labels_run_and_selection(qtbot, loaded, tmp_path, monkeypatch):
     loaded.export_labels()
     rows = list(csv.reader(open(target["path"])))
     assert rows[0] == ["sample_id", "cluster", "truth"] and len(rows) == 151
-    labels = loaded.controller.history.labels
+    labels = loaded.controller.history.labels  # display numbers (steady colours)
     ds = loaded.session.dataset
     assert [r[0] for r in rows[1:]] == ds.ids.tolist()
-    assert [int(r[1]) for r in rows[1:]] == labels.tolist()
+    assert [int(r[1]) for r in rows[1:]] == loaded.controller.history.solver_labels.tolist()
     assert [r[2] for r in rows[1:]] == [ds.class_names[c] for c in ds.labels]
     target["path"] = str(tmp_path / "run.json")
     loaded.export_run()
