@@ -85,3 +85,11 @@ def test_bad_table_flags_are_named(tmp_path, capsys, extra, message):
     args = [a for a in _table_args(tmp_path) if a not in ("--label-column", "subtype")]
     assert main(["info", "--no-isolate", *args, *extra]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_incomplete_samples_run_with_fmdc_and_keep_every_id(tmp_path, capsys):
+    info = write_omics_tables(tmp_path)
+    out = tmp_path / "labels.csv"
+    argv = ["run", "--method", "fmdc", *_table_args(tmp_path), "--quiet", "--out", str(out)]
+    assert main(argv) == 0 and "ACC 1.0000" in capsys.readouterr().out
+    assert {r[0] for r in list(csv.reader(out.open()))[1:]} == set(info["ids"].tolist())

@@ -111,3 +111,25 @@ def test_a_session_of_table_views_reopens_the_same_files_and_runs(qtbot, window,
     again = window.session.dataset
     assert again.ids.tolist() == ds.ids.tolist() and again.class_names == ds.class_names
     assert len(window.tools.runs.entries) == 1
+
+
+def test_incomplete_table_views_run_with_a_method_that_handles_them(qtbot, window, tmp_path):
+    """Samples missing from a view reach the solver as its observed mask (not as zeros)."""
+    info = write_omics_tables(tmp_path)
+    tool = window.tools.table_import
+    _load(qtbot, window, lambda: tool.add_view(str(tmp_path / "rna.csv"), name="rna"))
+    _load(qtbot, window, lambda: tool.add_view(str(tmp_path / "protein.tsv"), name="protein"))
+    meta = str(tmp_path / "clinical.tsv")
+    ds = _load(qtbot, window, lambda: tool.set_meta(meta, None, "subtype"))
+    assert not ds.complete
+    window.method_panel.set_method("fmdc")
+    window.method_panel.set_params({"n_clusters": 3})
+    failures = []
+    window.controller.run_failed.connect(lambda m, d: failures.append((m, d)))
+    with qtbot.waitSignals([window.controller.run_finished], timeout=60_000,
+                           raising=False) as blocker:  # fmt: skip
+        assert window.run() is not None, window.messages.text
+    assert blocker.signal_triggered, (failures, window.messages.text)
+    result = window.controller.history.result
+    assert result.ids == info["ids"][[int(s.split("-")[1]) for s in ds.ids]].tolist()
+    assert result.metrics["acc"] > 0.95
