@@ -164,6 +164,8 @@ def cmd_run(full: argparse.Namespace) -> int:
     pp = full.preprocess.split(",") if "," in full.preprocess else full.preprocess
     views, chosen = preprocess(ds.views, pp, cls.auto_preprocessing)
     err = sys.stderr
+    for note in ds.warnings:  # what loading repaired, imputed or left out: never silent
+        err.write(f"note: {note}\n")
     if "auto" in pp:
         rule = AUTO_RULES[cls.auto_preprocessing][1]
         err.write(f"auto preprocessing for {full.method}: {rule}\n")

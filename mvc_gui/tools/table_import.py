@@ -10,6 +10,8 @@ in place.
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDialog, QFileDialog
 
 from core.data.dataset import DataError
-from core.data.io import DataSpec, ViewSource
+from core.data.io import DataSpec, ViewSource, load_spec
 from mvc_gui.model.data_session import DataSession
 from mvc_gui.panels.table_preview import TablePreviewDialog
 from mvc_gui.tools.host import ToolHost
@@ -27,6 +29,34 @@ from mvc_gui.tools.host import ToolHost
 __all__ = ["TableImport", "install"]
 
 FILTER = "Tables and AnnData (*.csv *.tsv *.txt *.tab *.h5ad *.h5mu);;All files (*)"
+
+
+def load_spec_session(spec: DataSpec) -> tuple[DataSession, dict]:
+    """Read and align the files of ``spec`` in this process (tests, scripts)."""
+    ds = load_spec(spec)
+    return DataSession(ds), ds.summary()
+
+
+def load_spec_in_child(win: ToolHost, spec: DataSpec, done, failed=None):
+    """Read ``spec``'s files in the window's loader child (like every file the window reads):
+    the child gets a description file naming the tables (``core.data.io.load_dataset`` reads
+    it); ``done((session, summary))`` with the data's source naming the tables."""
+    folder = Path(tempfile.mkdtemp(prefix="mvc-tables-"))
+    path = folder / f"{spec.name or spec.views[0].name}.tables.json"
+    path.write_text(spec.to_json(), encoding="utf-8")
+
+    def finished(res: tuple) -> None:
+        shutil.rmtree(folder, ignore_errors=True)
+        ds = res[0].dataset
+        ds = replace(ds, source=", ".join(v.path for v in spec.views))
+        done((DataSession(ds), ds.summary()))
+
+    def not_loaded(message: str) -> None:
+        shutil.rmtree(folder, ignore_errors=True)
+        if failed is not None:
+            failed(message)
+
+    return win.load_file(str(path), finished, failed=not_loaded)
 
 
 def current_spec(win: Any) -> DataSpec | None:
@@ -98,9 +128,11 @@ class TableImport(QObject):
         return self.load(spec)
 
     def load(self, spec: DataSpec) -> Any:
-        """Read the views in a child process (the window's isolated loading: a reader that
-        crashes on a damaged .h5ad costs only the child); on failure the data stays."""
-        return self.win.load_file(spec, lambda res: self.win.set_session(*res))
+        """Load ``spec`` in the loader child; on failure the window says why and keeps its data."""
+        for v in spec.views:  # the description file lives elsewhere: absolute paths
+            v.path = str(Path(v.path).resolve())
+        spec.meta = spec.meta and str(Path(spec.meta).resolve())
+        return load_spec_in_child(self.win, spec, lambda res: self.win.set_session(*res))
 
     def choose_reference(self, column: str | None) -> None:
         """Use a metadata column (None: none) as the reference labels; keeps view choices."""
