@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from PySide6.QtGui import QAction
 
-from mvc_gui.tools import report, robustness, runs, sessions, sweep, teaching
+from mvc_gui.tools import amputation, report, robustness, runs, sessions, sweep, teaching
 from mvc_gui.tools.experiment_window import WindowLauncher
 from mvc_gui.tools.host import ToolHost
 from mvc_gui.tools.runs import RunListPanel
@@ -36,6 +36,7 @@ class Tools:
     teaching: TeachingTool
     sweep: WindowLauncher
     robustness: WindowLauncher
+    amputation: WindowLauncher
 
 
 def install_tools(host: ToolHost) -> Tools:
@@ -48,4 +49,5 @@ def install_tools(host: ToolHost) -> Tools:
         teaching=teaching.install(host),
         sweep=sweep.install(host),
         robustness=robustness.install(host),
+        amputation=amputation.install(host),
     )
