@@ -22,6 +22,7 @@ from core.cli.experiments import add_experiment_parsers, run_experiment
 from core.cli.params import add_param_flags, collect_params
 from core.data.dataset import DataError, MultiViewDataset
 from core.data.preprocessing import preprocess
+from core.experiments.amputation import fill_missing
 from core.methods import REGISTRY
 from core.methods.base import IterationState, normalized_weights
 from core.methods.params import ParamError
@@ -86,7 +87,7 @@ def _print_info(ds: MultiViewDataset, out: TextIO) -> None:
         out.write(f"  labels{f' ({var})' if var else ''}: {ds.n_classes} classes ({counts})\n")
     problems = list(ds.warnings)
     for i, row in enumerate(s["views"]):
-        if row["zero_rows"]:
+        if row["zero_rows"] and ds.observed is None:  # incomplete data: a note says so
             problems.append(
                 f"view {i + 1} has {row['zero_rows']} all-zero rows (those samples carry no "
                 "information in this view)"
@@ -129,13 +130,17 @@ def cmd_run(full: argparse.Namespace) -> int:
         params["n_clusters"] = ds.n_classes
     solver = cls.from_params(params)
     pp = full.preprocess.split(",") if "," in full.preprocess else full.preprocess
-    views, chosen = preprocess(ds.views, pp)
+    if ds.observed is not None:  # missing rows are never read: fill them so that they do not
+        # shift preprocessing statistics (z-score means) away from the observed samples
+        views, chosen = preprocess(fill_missing(ds.views, ds.observed, "mean"), pp)
+    else:
+        views, chosen = preprocess(ds.views, pp)
     err = sys.stderr
     for name, how in zip(ds.view_names, chosen, strict=True):
         err.write(f"preprocessing {name}: {how}\n")
     show = ProgressPrinter(err, quiet=full.quiet)
     t0 = time.perf_counter()
-    for state in solver.iterate(views):
+    for state in solver.iterate(views, ds.observed):
         show(state)
     total = time.perf_counter() - t0
     result = RunResult.from_solver(
