@@ -17,11 +17,18 @@ from core.data.dataset import DataError, MultiViewDataset
 from core.data.demo import load_demo as core_load_demo
 from core.data.demo import make_synthetic
 from core.data.preprocessing import PREPROCESSORS, preprocess
+from core.experiments.amputation import fill_missing
 
 __all__ = ["PREPROCESSORS", "DataSession", "load_demo", "load_path", "preprocess_views"]
 
 
-def preprocess_views(views: list, methods: list[str]) -> tuple[list, list[str]]:
+def preprocess_views(
+    views: list, methods: list[str], observed: np.ndarray | None = None
+) -> tuple[list, list[str]]:
+    """Preprocessed views; with ``observed`` the missing rows are first filled with the view's
+    observed mean (only so that statistics follow the observed samples: they are never read)."""
+    if observed is not None:
+        views = fill_missing(views, observed, "mean")
     out, chosen = preprocess(list(views), list(methods))
     return list(out), list(chosen)
 
@@ -53,6 +60,15 @@ class DataSession:
         idx = tuple(self.view_indices)
         return (self.token, idx, tuple(self.methods[i] for i in idx))
 
+    @property
+    def observed(self) -> np.ndarray | None:
+        """Which sample has which included view (None: all of them)."""
+        mask = self.dataset.observed
+        if mask is None:
+            return None
+        mask = mask[:, self.view_indices]
+        return None if mask.all() else mask
+
     def check(self) -> None:
         if not self.view_indices:
             raise DataError("all views are excluded: include at least one view")
@@ -64,7 +80,9 @@ class DataSession:
         if key not in self._cache:
             idx = list(key[1])
             views, chosen = preprocess_views(
-                [self.dataset.views[i] for i in idx], [self.methods[i] for i in idx]
+                [self.dataset.views[i] for i in idx],
+                [self.methods[i] for i in idx],
+                self.observed,
             )
             self._cache = {key: (views, chosen)}
             self.chosen.update(zip(idx, chosen, strict=True))

@@ -105,16 +105,17 @@ def serve(conn: Any) -> None:
             return
         if kind != "run":
             continue  # a stray control message for a run that already ended
-        run_id, solver, views, methods, labels, paused = payload
+        run_id, solver, views, methods, labels, paused, observed = payload
         control = _PipeControl(conn, run_id)
         control.paused = paused
         end = run_solver(
             run_id,
             solver,
-            lambda v=views, m=methods: preprocess_views(v, m),
+            lambda v=views, m=methods, o=observed: preprocess_views(v, m, o),
             labels,
             lambda frame: conn.send(("frame", slim_frame(frame))),
             control,
+            observed,
         )
         end.solver = slim_solver(end.solver) if end.status == "finished" else None
         conn.send(("end", end))

@@ -129,7 +129,9 @@ class SolverWorker(_ThreadWorker):
 
     def _main(self) -> None:
         s = self.session
-        end = run_solver(self.run_id, self.solver, s.prepared, s.labels, self._push, self)
+        end = run_solver(
+            self.run_id, self.solver, s.prepared, s.labels, self._push, self, s.observed
+        )
         self._emit(self.ended, end)
 
 
@@ -179,7 +181,7 @@ class ProcessSolverWorker(SolverWorker):
             methods = [s.methods[i] for i in s.view_indices]
             with self._lock:
                 paused = self._paused
-                job = (self.run_id, self.solver, views, methods, s.labels, paused)
+                job = (self.run_id, self.solver, views, methods, s.labels, paused, s.observed)
                 self._early = [k for k in self._early if k != "pause"]
             server.send(("run", job))
             with self._lock:
