@@ -103,7 +103,9 @@ def serve(conn: Any) -> None:
         end = run_solver(
             run_id,
             solver,
-            lambda v=views, m=methods, r=solver.auto_preprocessing: preprocess_views(v, m, r),
+            lambda v=views, m=methods, r=solver.auto_preprocessing, o=observed: preprocess_views(
+                v, m, r, o
+            ),
             labels,
             lambda frame: conn.send(("frame", slim_frame(frame))),
             control,

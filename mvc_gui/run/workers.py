@@ -253,7 +253,8 @@ class ProcessEmbeddingWorker(EmbeddingWorker):
         s, server, job = self.session, self.server, id(self)
         try:
             views = [s.dataset.views[i] for i in s.view_indices]
-            server.send(("embed", job, (views, [s.methods[i] for i in s.view_indices])))
+            methods = [s.methods[i] for i in s.view_indices]
+            server.send(("embed", job, (views, methods, s.auto_rule, s.observed)))
             deadline = None
             while True:
                 if self._stop.is_set() and deadline is None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from PySide6.QtGui import QAction
 
 from mvc_gui.tools import (
+    amputation,
     autosave,
     choose_k,
     report,
@@ -52,6 +53,7 @@ class Tools:
     robustness: WindowLauncher
     choose_k: ChooseK
     autosave: Autosave
+    amputation: WindowLauncher
 
 
 def install_tools(host: ToolHost) -> Tools:
@@ -70,4 +72,5 @@ def install_tools(host: ToolHost) -> Tools:
         robustness=robustness.install(host),
         choose_k=choose_k.install(host),
         autosave=autosave.install(host, run_list, session_io),
+        amputation=amputation.install(host),
     )

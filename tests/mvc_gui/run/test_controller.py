@@ -180,3 +180,23 @@ def test_embedding_child_survives_a_request_during_a_layout(qtbot, small_dataset
     assert SolverServer.shared("mvc_gui.run.embedding_process").alive
     assert ec.shutdown(2.0)
     qtbot.wait(50)
+
+
+def test_incomplete_data_runs_with_its_mask_or_is_refused_by_name(qtbot, controller):
+    """The app passes the dataset's observed mask (thread and child process alike)."""
+    from core.data.dataset import MultiViewDataset
+    from core.experiments.amputation import amputate
+    from tests.conftest import make_blobs_views
+
+    views, labels = make_blobs_views(n=120, c=3, dims=(5, 7), sep=8.0)
+    views, mask = amputate(views, 0.3, seed=0)
+    session = DataSession(MultiViewDataset(views=views, labels=labels, observed=mask))
+    assert session.observed is not None and (session.observed == mask).all()
+    with qtbot.waitSignal(controller.run_finished, timeout=60_000):
+        controller.start("fmdc", {"n_clusters": 3}, session)
+    assert controller.history.result.metrics["acc"] > 0.9
+    failed = []
+    controller.run_failed.connect(lambda m, d: failed.append(m))
+    with qtbot.waitSignal(controller.run_failed, timeout=60_000):
+        controller.start("dtll", {"n_clusters": 3}, session)
+    assert "DTLL needs every view of every sample, but 36 sample(s)" in failed[0]
