@@ -196,7 +196,7 @@ COMMON_PARAMS = ParamSpec(
         "int",
         2,
         "Number of clusters to find, or 'auto': estimated from the data (largest eigengaps "
-        "of the multi-view anchor graph, the most stable one across subsamples).",
+        "of the multi-view anchor graph, the largest one stable across subsamples).",
         low=2,
         high=100_000,
         auto=True,
@@ -363,15 +363,14 @@ class BaseSolver(ClusterMixin, BaseEstimator):
             )
         rep = Reporter(self.max_iter)
         estimate = None
-        if auto:  # resolved here, so every method gets it; the parameter stays "auto"
-            yield rep.stage("init", 0.0, "estimating the number of clusters")
-            full = xs if mask is None else [x[mask.all(axis=1)] for x in xs]
-            estimate = estimate_n_clusters(full, self.random_state)
-            self.n_clusters = estimate.k
-            yield rep.stage(
-                "init", 0.0, f"estimated {estimate.k} clusters (runner-up {estimate.runner_up})"
-            )
-        try:
+        try:  # "auto" is resolved here, so every method gets it; the parameter stays "auto"
+            if auto:
+                yield rep.stage("init", 0.0, "estimating the number of clusters")
+                full = xs if mask is None else [x[mask.all(axis=1)] for x in xs]
+                estimate = estimate_n_clusters(full, self.random_state)
+                self.n_clusters = estimate.k
+                msg = f"estimated {estimate.k} clusters (runner-up {estimate.runner_up})"
+                yield rep.stage("init", 0.0, msg)
             self.resolved_params_ = self._resolve_params(xs)  # after k is known
             self._check_input(xs)
             run = self._run(xs, rep) if mask is None else self._run_incomplete(xs, mask, rep)
