@@ -71,97 +71,94 @@ class ALPC(BaseSolver):
         "Multi-view Clustering, AAAI 2025, arXiv:2412.16519"
     )
     objective_label = "Σ‖X−AZ‖² + λ1Σ‖A−UP‖² + λ2‖Z−PᵀR‖²"
-    param_spec = (
-        COMMON_PARAMS
-        + ParamSpec(
-            Param(
-                "anchors_per_cluster",
-                "int",
-                10,
-                "Anchors per cluster m (M = m·c anchors in all). The paper found 2-3 per cluster "
-                "enough; the authors' demos use 15 (BBCSport) and 8 (Wiki). Cost grows as M³.",
-                low=1,
-                high=50,
-            ),
-            Param(
-                "lambda1",
-                "float",
-                100.0,
-                "λ1: how strongly the anchors are pulled towards a c-dimensional cluster basis "
-                "(demos: 90 for BBCSport, 1e4 for Wiki).",
-                low=1e-4,
-                high=1e4,
-                log=True,
-            ),
-            Param(
-                "lambda2",
-                "float",
-                0.1,
-                "λ2: how strongly Z is pulled towards its cluster factorisation PᵀR; also the "
-                "ridge that keeps the Z-step well posed (both demos: 0.1).",
-                low=1e-4,
-                high=1e2,
-                log=True,
-            ),
-            Param(
-                "max_iter",
-                "int",
-                100,
-                "Maximum number of iterations (authors' code: 100).",
-                low=1,
-                high=10_000,
-            ),
-            Param(
-                "tol",
-                "float",
-                1e-8,
-                "Stop after iteration 3 or later when the normalised objective J/(Σ‖X_v‖²)² "
-                "changes by less than this (the authors' rule).",
-                low=0.0,
-                high=1.0,
-                advanced=True,
-            ),
-            Param(
-                "formulation",
-                "choice",
-                "code",
-                "'code': the authors' released algorithm (reproduces the paper's numbers). "
-                "'code_exactP': exact P-step, objective never increases (experimental). "
-                "'paper': the printed model with orthonormal anchors and Z on the simplex "
-                "(experimental; far lower accuracy in tests).",
-                choices=FORMULATIONS,
-                advanced=True,
-            ),
-            Param(
-                "z_constraint",
-                "choice",
-                "none",
-                "Constraint on each column of Z in the 'code' formulations: none (authors' code) "
-                "or the simplex stated in the paper (experimental). 'paper' always uses the simplex.",
-                choices=("none", "simplex"),
-                advanced=True,
-            ),
-            Param(
-                "kmeans_n_init",
-                "int",
-                20,
-                "k-means runs on the learned Z (the lowest inertia wins); 1 gives a single run.",
-                low=1,
-                high=100,
-                advanced=True,
-            ),
-            Param(
-                "labels_from",
-                "choice",
-                "kmeans",
-                "'kmeans': k-means on the row-normalised Zᵀ (as the paper). 'argmax_R': the "
-                "largest entry of the learned sample-to-cluster matrix R (no k-means; diagnostic).",
-                choices=("kmeans", "argmax_R"),
-                advanced=True,
-            ),
-        )
-        + DTYPE_PARAM
+    param_spec = COMMON_PARAMS + ParamSpec(
+        Param(
+            "anchors_per_cluster",
+            "int",
+            10,
+            "Anchors per cluster m (M = m·c anchors in all). The paper found 2-3 per cluster "
+            "enough; the authors' demos use 15 (BBCSport) and 8 (Wiki). Cost grows as M³.",
+            low=1,
+            high=50,
+        ),
+        Param(
+            "lambda1",
+            "float",
+            100.0,
+            "λ1: how strongly the anchors are pulled towards a c-dimensional cluster basis "
+            "(demos: 90 for BBCSport, 1e4 for Wiki).",
+            low=1e-4,
+            high=1e4,
+            log=True,
+        ),
+        Param(
+            "lambda2",
+            "float",
+            0.1,
+            "λ2: how strongly Z is pulled towards its cluster factorisation PᵀR; also the "
+            "ridge that keeps the Z-step well posed (both demos: 0.1).",
+            low=1e-4,
+            high=1e2,
+            log=True,
+        ),
+        Param(
+            "max_iter",
+            "int",
+            100,
+            "Maximum number of iterations (authors' code: 100).",
+            low=1,
+            high=10_000,
+        ),
+        Param(
+            "tol",
+            "float",
+            1e-8,
+            "Stop after iteration 3 or later when the normalised objective J/(Σ‖X_v‖²)² "
+            "changes by less than this (the authors' rule).",
+            low=0.0,
+            high=1.0,
+            advanced=True,
+        ),
+        Param(
+            "formulation",
+            "choice",
+            "code",
+            "'code': the authors' released algorithm (reproduces the paper's numbers). "
+            "'code_exactP': exact P-step, objective never increases (experimental). "
+            "'paper': the printed model with orthonormal anchors and Z on the simplex "
+            "(experimental; far lower accuracy in tests).",
+            choices=FORMULATIONS,
+            advanced=True,
+        ),
+        Param(
+            "z_constraint",
+            "choice",
+            "none",
+            "Constraint on each column of Z in the 'code' formulations: none (authors' code) "
+            "or the simplex stated in the paper (experimental). 'paper' always uses the simplex.",
+            choices=("none", "simplex"),
+            advanced=True,
+        ),
+        Param(
+            "kmeans_n_init",
+            "int",
+            20,
+            "k-means runs on the learned Z (the lowest inertia wins); 1 gives a single run.",
+            low=1,
+            high=100,
+            advanced=True,
+        ),
+        Param(
+            "labels_from",
+            "choice",
+            "kmeans",
+            "'kmeans': k-means on the row-normalised Zᵀ (as the paper). 'argmax_R': the "
+            "largest entry of the learned sample-to-cluster matrix R (no k-means; diagnostic).",
+            choices=("kmeans", "argmax_R"),
+            advanced=True,
+        ),
     )
+    param_spec = param_spec + DTYPE_PARAM  # float32 option (core/numerics/precision.py)
 
     def __init__(
         self,

@@ -72,86 +72,83 @@ class FMDC(BaseSolver):
     )
     reference = "Qiang et al., Fast Multi-View Discrete Clustering with Anchor Graphs, AAAI 2021"
     objective_label = "‖Σ α_v S_v − P_Y‖²"
-    param_spec = (
-        COMMON_PARAMS
-        + ParamSpec(
-            Param(
-                "n_anchors",
-                "int",
-                None,
-                "Number of anchors m (snapped to a power of 2, at most "
-                "n/2). Automatic: 128 below 5000 samples, else 1024.",
-                low=2,
-                high=65536,
-                log=True,
-                allow_none=True,
-            ),
-            Param(
-                "n_neighbors",
-                "int",
-                15,
-                "Anchors each sample connects to in the anchor graph.",
-                low=1,
-                high=200,
-            ),
-            Param(
-                "max_iter",
-                "int",
-                100,
-                "Maximum outer iterations (label sweep + weight update).",
-                low=1,
-                high=10_000,
-            ),
-            Param(
-                "tol",
-                "float",
-                1e-10,
-                "Stop when the objective changes less than this.",
-                low=0.0,
-                high=1.0,
-                advanced=True,
-            ),
-            Param(
-                "init",
-                "choice",
-                "anchor_spectral",
-                "Initial labels: k-means on the anchor spectral embedding, or balanced random labels.",
-                choices=("anchor_spectral", "random"),
-                advanced=True,
-            ),
-            Param(
-                "n_init",
-                "int",
-                None,
-                "Restarts (the lowest objective wins). Automatic: 1 for "
-                "the spectral start, 10 for random starts.",
-                low=1,
-                high=100,
-                allow_none=True,
-                advanced=True,
-            ),
-            Param(
-                "bkhk_space",
-                "choice",
-                "auto",
-                "Where BKHK forms its balanced groups: the full features, or a 64-dim random "
-                "projection (one pass over the data; anchors are still means of the original "
-                "features). Automatic: the projection above 5e7 stored values.",
-                choices=("auto", "full", "sketch"),
-                advanced=True,
-            ),
-            Param(
-                "alpha_solver",
-                "choice",
-                "exact_qp",
-                "View-weight solver: exact small QP, or the "
-                "paper's augmented Lagrangian (same minimiser).",
-                choices=("exact_qp", "alm"),
-                advanced=True,
-            ),
-        )
-        + DTYPE_PARAM
+    param_spec = COMMON_PARAMS + ParamSpec(
+        Param(
+            "n_anchors",
+            "int",
+            None,
+            "Number of anchors m (snapped to a power of 2, at most "
+            "n/2). Automatic: 128 below 5000 samples, else 1024.",
+            low=2,
+            high=65536,
+            log=True,
+            allow_none=True,
+        ),
+        Param(
+            "n_neighbors",
+            "int",
+            15,
+            "Anchors each sample connects to in the anchor graph.",
+            low=1,
+            high=200,
+        ),
+        Param(
+            "max_iter",
+            "int",
+            100,
+            "Maximum outer iterations (label sweep + weight update).",
+            low=1,
+            high=10_000,
+        ),
+        Param(
+            "tol",
+            "float",
+            1e-10,
+            "Stop when the objective changes less than this.",
+            low=0.0,
+            high=1.0,
+            advanced=True,
+        ),
+        Param(
+            "init",
+            "choice",
+            "anchor_spectral",
+            "Initial labels: k-means on the anchor spectral embedding, or balanced random labels.",
+            choices=("anchor_spectral", "random"),
+            advanced=True,
+        ),
+        Param(
+            "n_init",
+            "int",
+            None,
+            "Restarts (the lowest objective wins). Automatic: 1 for "
+            "the spectral start, 10 for random starts.",
+            low=1,
+            high=100,
+            allow_none=True,
+            advanced=True,
+        ),
+        Param(
+            "bkhk_space",
+            "choice",
+            "auto",
+            "Where BKHK forms its balanced groups: the full features, or a 64-dim random "
+            "projection (one pass over the data; anchors are still means of the original "
+            "features). Automatic: the projection above 5e7 stored values.",
+            choices=("auto", "full", "sketch"),
+            advanced=True,
+        ),
+        Param(
+            "alpha_solver",
+            "choice",
+            "exact_qp",
+            "View-weight solver: exact small QP, or the "
+            "paper's augmented Lagrangian (same minimiser).",
+            choices=("exact_qp", "alm"),
+            advanced=True,
+        ),
     )
+    param_spec = param_spec + DTYPE_PARAM  # float32 option (core/numerics/precision.py)
 
     def __init__(
         self,
