@@ -31,25 +31,30 @@ def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def child(method: str, n: int) -> dict:
+def child(method: str, n: int, dtype: str = "auto") -> dict:
     from core.data.demo import make_synthetic
     from core.methods import REGISTRY
     from core.numerics.graphs import block_rows
     from core.numerics.metrics import accuracy
 
     ds = make_synthetic(n, DIMS, CLUSTERS, seed=0)
+    views, labels = list(ds.views), ds.labels
+    del ds
+    if dtype == "float32":  # the data handed over in float32 (as a float32 file would be)
+        views = [x.astype(np.float32) for x in views]
     data_rss = _rss_mb()
     params = {"n_clusters": CLUSTERS, **getattr(cases_module(method), "SCALE_PARAMS", {})}
+    params["dtype"] = dtype
     solver = REGISTRY[method].from_params(params)
     t0 = time.perf_counter()
-    solver.fit(ds.views)
+    solver.fit(views)
     total = time.perf_counter() - t0
     peak = _rss_mb()
     m = int(params.get("n_anchors") or 1024)
     rng = np.random.default_rng(0)
     floor = 0.0
-    for x in ds.views:
-        u = rng.normal(size=(m, x.shape[1]))
+    for x in views:
+        u = rng.normal(size=(m, x.shape[1])).astype(x.dtype)
         step = block_rows(n, m)
         t1 = time.perf_counter()
         for start in range(0, n, step):
@@ -64,7 +69,7 @@ def child(method: str, n: int) -> dict:
         "floor": floor,
         "m": m,
         "n_iter": solver.n_iter_,
-        "acc": accuracy(ds.labels, solver.labels_),
+        "acc": accuracy(labels, solver.labels_),
     }
 
 
@@ -72,11 +77,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--method", default="fmdc")
     ap.add_argument("--n", default="10000,30000,100000")
+    ap.add_argument("--dtype", default="auto", choices=("auto", "float64", "float32"))
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     if args.child:
-        print(json.dumps(child(args.method, args.child)))
+        print(json.dumps(child(args.method, args.child, args.dtype)))
         return 0
     # compile the kernels once so no measured run pays for it
     subprocess.run(
@@ -93,7 +99,8 @@ def main() -> int:
     lines = [
         f"# Scale: {args.method}",
         "",
-        f"Command: `python benchmarks/scale.py --method {args.method} --n {args.n}`  ",
+        f"Command: `python benchmarks/scale.py --method {args.method} --n {args.n} "
+        f"--dtype {args.dtype}`  ",
         f"Run {date.today()} on {machine()}, commit {git_rev()}. Synthetic data: "
         f"3 views of dims {'/'.join(map(str, DIMS))}, {CLUSTERS} clusters "
         "(core.data.demo.make_synthetic). The floor is the bare BLAS product X_v U_vᵀ for all "
@@ -105,7 +112,10 @@ def main() -> int:
     print("\n".join(lines), flush=True)
     for n in [int(v) for v in args.n.split(",")]:
         out = subprocess.run(
-            [sys.executable, __file__, "--method", args.method, "--child", str(n)],
+            [
+                *(sys.executable, __file__, "--method", args.method, "--child", str(n)),
+                *("--dtype", args.dtype),
+            ],
             check=True,
             capture_output=True,
             text=True,

@@ -228,8 +228,8 @@ DTYPE_PARAM = ParamSpec(
         "choice",
         "auto",
         "Precision of the passes over the data: float32 halves the memory and speeds up the "
-        "products with the data (small solves stay float64). Automatic: float32 above 5e7 "
-        "stored values or when the data already are float32.",
+        "products with the data (small solves stay float64). Automatic: the data's own "
+        "precision (float32 data are never copied to float64).",
         choices=DTYPES,
         advanced=True,
     ),
