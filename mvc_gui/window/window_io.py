@@ -11,6 +11,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog
 
+from core.records.runs import RunResult
 from mvc_gui.plots.base import export_item
 from mvc_gui.window import exports, settings
 
@@ -29,7 +30,7 @@ class WindowIOMixin:
         path, _ = QFileDialog.getSaveFileName(self, title, str(Path(folder) / name), filters)
         return path
 
-    def current_result(self):
+    def current_result(self) -> RunResult | None:
         history = self.presenter.history  # the run on display (live, or re-shown from a list)
         if history is None or history.result is None:
             self.messages.show_message("error", "Nothing to export yet: run a method first.")
@@ -41,7 +42,9 @@ class WindowIOMixin:
 
     def export_labels(self) -> None:
         if (result := self.current_result()) and (
-            path := self.ask_save_path("Export labels", f"{self.file_stem()}_labels.csv", "CSV (*.csv)")
+            path := self.ask_save_path(
+                "Export labels", f"{self.file_stem()}_labels.csv", "CSV (*.csv)"
+            )
         ):
             self._write(exports.export_labels, path, result)
 
@@ -61,10 +64,11 @@ class WindowIOMixin:
             )
             return
         if path := self.ask_save_path("Export selection", "selection.csv", "CSV (*.csv)"):
-            labels = self.presenter.history.labels if self.presenter.history else None
-            self._write(
-                exports.export_selection, path, self.selection.indices, labels, self.session.labels
-            )
+            h = self.presenter.history  # exports carry the solver's numbers, not the display's
+            labels = None if h is None else h.labels if h.solver_labels is None else h.solver_labels
+            ds = self.session.dataset
+            self._write(exports.export_selection, path, self.selection.indices, labels,
+                        self.session.labels, ds.ids.tolist(), ds.class_names)  # fmt: skip
 
     def export_plot(self, name: str) -> None:
         if path := self.ask_save_path("Export plot", f"{name}.png", "PNG (*.png);;SVG (*.svg)"):
