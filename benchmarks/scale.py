@@ -36,6 +36,13 @@ CLUSTERS = 10
 
 
 def _rss_mb() -> float:
+    """Peak RSS of this process (VmHWM: unlike ru_maxrss, not inherited from the parent)."""
+    try:
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
