@@ -1,8 +1,10 @@
 """Optional tools of the main window (sweeps, robustness, run history, teaching, reports).
 
-Each tool lives in its own module with an ``install(win)`` function that adds its docks
-and menu entries (``win.tools_menu``, or ``win.file_menu`` before ``win.quit_separator``).
-The window calls :func:`install_tools` once, after its own widgets and actions exist.
+Each tool lives in its own module with an ``install(host)`` function that adds its docks and
+menu entries (``host.tools_menu``, or ``host.file_menu`` before ``host.quit_separator``) and
+returns what it created. Tools see the window only through :class:`~mvc_gui.tools.host.ToolHost`
+and never set attributes on it; :func:`install_tools` gathers what they return in a
+:class:`Tools`, which the window keeps as ``win.tools``.
 
 May import: ``core``, ``mvc_gui.model``, ``mvc_gui.run``, ``mvc_gui.plots``,
 ``mvc_gui.panels`` (never ``mvc_gui.window``).
@@ -10,16 +12,55 @@ May import: ``core``, ``mvc_gui.model``, ``mvc_gui.run``, ``mvc_gui.plots``,
 
 from __future__ import annotations
 
-from mvc_gui.tools import report, robustness, runs, sessions, sweep, teaching
+from dataclasses import dataclass
 
-__all__ = ["install_tools"]
+from PySide6.QtGui import QAction
+
+from mvc_gui.tools import (
+    choose_k,
+    report,
+    robustness,
+    runs,
+    sessions,
+    sweep,
+    table_import,
+    teaching,
+)
+from mvc_gui.tools.choose_k import ChooseK
+from mvc_gui.tools.experiment_window import WindowLauncher
+from mvc_gui.tools.host import ToolHost
+from mvc_gui.tools.runs import RunListPanel
+from mvc_gui.tools.sessions import SessionIO
+from mvc_gui.tools.table_import import TableImport
+from mvc_gui.tools.teaching import TeachingTool
+
+__all__ = ["ToolHost", "Tools", "install_tools"]
 
 
-def install_tools(win) -> None:
-    """Install every tool into ``win`` (one line per tool, in menu order)."""
-    report.install(win)
-    runs.install(win)
-    sessions.install(win)
-    teaching.install(win)
-    sweep.install(win)
-    robustness.install(win)
+@dataclass(frozen=True)
+class Tools:
+    """What the tools installed: one field per tool, in menu order."""
+
+    table_import: TableImport
+    report_action: QAction
+    runs: RunListPanel
+    sessions: SessionIO
+    teaching: TeachingTool
+    sweep: WindowLauncher
+    robustness: WindowLauncher
+    choose_k: ChooseK
+
+
+def install_tools(host: ToolHost) -> Tools:
+    """Install every tool into ``host`` and return what they created."""
+    run_list = runs.install(host)
+    return Tools(
+        table_import=table_import.install(host),
+        report_action=report.install(host),
+        runs=run_list,
+        sessions=sessions.install(host, run_list),
+        teaching=teaching.install(host),
+        sweep=sweep.install(host),
+        robustness=robustness.install(host),
+        choose_k=choose_k.install(host),
+    )

@@ -33,8 +33,9 @@ from core.experiments.plan import BatchPlan
 from core.methods.params import ParamError
 from mvc_gui.panels.message_bar import MessageBar
 from mvc_gui.run.experiment_worker import ExperimentWorker, Job
+from mvc_gui.tools.host import ToolHost
 
-__all__ = ["ExperimentWindow", "install_window"]
+__all__ = ["ExperimentWindow", "WindowLauncher"]
 
 _ENDED = {"finished": "Finished", "cancelled": "Cancelled", "failed": "Stopped"}
 
@@ -209,21 +210,21 @@ class ExperimentWindow(QWidget):
         event.accept()
 
 
-def install_window(
-    win, attr: str, make: Callable[[Any], ExperimentWindow], text: str, tip: str
-) -> QAction:
-    """A Tools menu action showing ``win.<attr>`` (created on first use, refreshed on show)."""
-    action = QAction(text, win)
-    action.setStatusTip(tip)
+class WindowLauncher:
+    """A Tools menu action showing one tool window, created on first use, refreshed on show."""
 
-    def show() -> None:
-        if getattr(win, attr, None) is None:
-            setattr(win, attr, make(win))
-        window = getattr(win, attr)
-        window.refresh()
-        window.show()
-        window.raise_()
+    def __init__(self, host: ToolHost, make: Callable[[Any], ExperimentWindow], text: str,
+                 tip: str) -> None:  # fmt: skip
+        self.window: ExperimentWindow | None = None
+        self.action = QAction(text, host)
+        self.action.setStatusTip(tip)
+        self.action.triggered.connect(lambda _=False: self.show(host, make))
+        host.tools_menu.addAction(self.action)
 
-    action.triggered.connect(show)
-    win.tools_menu.addAction(action)
-    return action
+    def show(self, host: ToolHost, make: Callable[[Any], ExperimentWindow]) -> ExperimentWindow:
+        if self.window is None:
+            self.window = make(host)
+        self.window.refresh()
+        self.window.show()
+        self.window.raise_()
+        return self.window

@@ -18,19 +18,20 @@ from PySide6.QtWidgets import QWidget
 from core.records.report import ReportFigure, write_report
 from mvc_gui.model.palette import cluster_colors, hex_color
 from mvc_gui.run.workers import TaskWorker
+from mvc_gui.tools.host import ToolHost
 
 __all__ = ["export_report", "grab_png", "install", "window_figures"]
 
 
-def install(win: Any) -> None:
-    """Add File > Export HTML report... (before Quit)."""
-    act = QAction("Export HTML &report...", win)
+def install(host: ToolHost) -> QAction:
+    """Add File > Export HTML report... (before Quit); returns the action."""
+    act = QAction("Export HTML &report...", host)
     tip = "A self-contained HTML page: data, method, parameters, seed, metrics and figures"
     act.setStatusTip(tip)
     act.setToolTip(tip)
-    act.triggered.connect(lambda _=False: export_report(win))
-    win.file_menu.insertAction(win.quit_separator, act)
-    win.export_report_action = act
+    act.triggered.connect(lambda _=False: export_report(host))
+    host.file_menu.insertAction(host.quit_separator, act)
+    return act
 
 
 def grab_png(widget: QWidget) -> bytes:
@@ -42,7 +43,7 @@ def grab_png(widget: QWidget) -> bytes:
     return bytes(buffer.data())
 
 
-def window_figures(win: Any) -> list[ReportFigure]:
+def window_figures(win: ToolHost) -> list[ReportFigure]:
     """The plots the report cannot draw itself: the embedding and the anchor graph."""
     figures = []
     emb = win.plots["embedding"]
@@ -82,7 +83,7 @@ def _build_and_write(path: str, result: Any, dataset: Any, figures: list, colors
     return path
 
 
-def export_report(win: Any, path: str | None = None) -> TaskWorker | None:
+def export_report(win: ToolHost, path: str | None = None) -> TaskWorker | None:
     """Ask for a path (unless given), grab the plots and write the report in the background."""
     result = win.current_result()
     if result is None:
@@ -112,16 +113,14 @@ def export_report(win: Any, path: str | None = None) -> TaskWorker | None:
     worker.failed.connect(lambda msg, details: _on_failed(win, path, msg, details))
     win.stage_label.setText(f"Writing {Path(path).name}...")
     worker.start()
-    win._report_workers = [w for w in getattr(win, "_report_workers", []) if w.is_alive()]
-    win._report_workers.append(worker)
     return worker
 
 
-def _on_written(win: Any, path: str) -> None:
+def _on_written(win: ToolHost, path: str) -> None:
     win.settings.setValue("last_folder", str(Path(path).parent))
     win.stage_label.setText(f"Wrote {path}")
 
 
-def _on_failed(win: Any, path: str, message: str, details: str) -> None:
+def _on_failed(win: ToolHost, path: str, message: str, details: str) -> None:
     win.stage_label.setText("The report was not written.")
     win.messages.show_message("error", f"Could not write the report {path}: {message}", details)

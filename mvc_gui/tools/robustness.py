@@ -35,7 +35,8 @@ from core.methods import REGISTRY
 from mvc_gui.model.palette import cluster_colors
 from mvc_gui.plots.base import PlotBox
 from mvc_gui.run.experiment_worker import Job
-from mvc_gui.tools.experiment_window import ExperimentWindow, install_window
+from mvc_gui.tools.experiment_window import ExperimentWindow, WindowLauncher
+from mvc_gui.tools.host import ToolHost
 
 __all__ = ["RobustnessWindow", "install"]
 
@@ -262,11 +263,10 @@ class RobustnessWindow(ExperimentWindow):
         return f"{self.win.session.dataset.name}_robustness.csv"
 
 
-def install(win) -> None:
+def install(host: ToolHost) -> WindowLauncher:
     """Tools > Noise robustness... (one window per main window, created on first use)."""
-    win.robustness_action = install_window(
-        win,
-        "robustness_window",
+    return WindowLauncher(
+        host,
         RobustnessWindow,
         "Noise &robustness...",
         "Accuracy and view weights of methods as noise is added to some views",

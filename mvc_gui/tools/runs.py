@@ -33,6 +33,7 @@ from core.data.atomic import atomic_write
 from core.experiments.compare import table_csv
 from mvc_gui.model.run_entries import RunEntry, data_key
 from mvc_gui.model.run_history import RunHistory
+from mvc_gui.tools.host import ToolHost
 
 __all__ = ["MAX_RUNS", "RunEntry", "RunListPanel", "data_key", "install"]
 
@@ -80,7 +81,7 @@ class RunListPanel(QWidget):
 
     entries_changed = Signal()
 
-    def __init__(self, win: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, win: ToolHost, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.win = win
         self.entries: list[RunEntry] = []
@@ -322,7 +323,7 @@ class RunListPanel(QWidget):
         self.win.stage_label.setText(f"Wrote {path}")
 
 
-def install(win: Any) -> None:
+def install(win: ToolHost) -> RunListPanel:
     """Add the "Runs" dock (right side) and Tools > Compare selected runs."""
     panel = RunListPanel(win)
     dock = win.add_dock("Runs", panel, Qt.DockWidgetArea.BottomDockWidgetArea, "runsDock")
@@ -331,4 +332,4 @@ def install(win: Any) -> None:
     compare.setStatusTip("Agreement, confusion and curves of the two runs selected in 'Runs'")
     compare.triggered.connect(panel.compare_selected)
     win.tools_menu.addAction(compare)
-    win.run_list = panel
+    return panel

@@ -2,9 +2,10 @@
 
 Saving captures the data source, view selection, preprocessing, method, parameters and the
 runs of the current data (``core.records.session_file``), written atomically. Opening reads and
-checks the file and loads the data in worker threads; only when both succeeded does it touch
-the window: the dataset is set with the saved view choices, then the method, parameters and
-run list are restored. Any error before that leaves the window as it was.
+checks the file in a worker thread and loads the data in a child process (as every file the
+window reads); only when both succeeded does it touch the window: the dataset is set with the
+saved view choices, then the method, parameters and run list are restored. Any error before
+that leaves the window as it was.
 """
 
 from __future__ import annotations
@@ -30,12 +31,13 @@ from mvc_gui.model.data_session import (
     PREPROCESSORS,
     DataSession,
     load_demo,
-    load_path,
     make_synthetic,
 )
 from mvc_gui.model.run_entries import RunEntry, data_key
 from mvc_gui.model.run_history import LIVE_METRICS, RunHistory
 from mvc_gui.run.workers import TaskWorker
+from mvc_gui.tools.host import ToolHost
+from mvc_gui.tools.runs import RunListPanel
 
 __all__ = ["SessionIO", "entry_from_stored", "install", "stored_from_entry"]
 
@@ -109,9 +111,9 @@ class SessionIO(QObject):
     failed = Signal(str)
     saved = Signal(str)
 
-    def __init__(self, win: Any) -> None:
+    def __init__(self, win: ToolHost, runs: RunListPanel) -> None:
         super().__init__(win)
-        self.win = win
+        self.win, self.runs = win, runs
         self._workers: list[TaskWorker] = []
 
     # -- saving -----------------------------------------------------------------------------------
@@ -121,7 +123,7 @@ class SessionIO(QObject):
         session = win.session
         if session is None:
             raise SessionFileError("load a dataset first: a session starts from data")
-        entries = list(getattr(getattr(win, "run_list", None), "entries", []))
+        entries = list(self.runs.entries)
         here = data_key(session.dataset.source, session.dataset.n_samples)
         kept = [e for e in entries if e.data == here]
         state = SessionState(
@@ -199,8 +201,11 @@ class SessionIO(QObject):
     def _on_read(self, path: str, state: SessionState, data_path: Path | None) -> None:
         src = state.source
         if data_path is not None:
-            self._start(load_path, str(data_path),
-                        done=lambda res: self._on_data(state, res, str(data_path)))  # fmt: skip
+            self.win.load_file(  # in a child process, like every file the window reads
+                str(data_path),
+                lambda res: self._on_data(state, res, str(data_path)),
+                failed=self.failed.emit,
+            )
         elif src.synthetic is not None:
             self._start(_load_synthetic, src.synthetic, done=lambda res: self._on_data(state, res))
         else:
@@ -228,8 +233,8 @@ class SessionIO(QObject):
                 f"the data changed since the session was saved ({state.source.n_samples:,} "
                 f"samples then, {ds.n_samples:,} now): {runs}"
             )
-        elif (panel := getattr(self.win, "run_list", None)) is not None:
-            panel.set_entries([entry_from_stored(r, session) for r in state.runs])
+        else:
+            self.runs.set_entries([entry_from_stored(r, session) for r in state.runs])
         if warnings:
             self.win.messages.show_message("warning", "Session opened, but " + "; ".join(warnings))
         self.win.stage_label.setText(f"Session restored: {ds.name}, {len(state.runs)} runs.")
@@ -257,9 +262,9 @@ def _read(path: str) -> tuple[SessionState, Path | None]:
     return state, None
 
 
-def install(win: Any) -> None:
-    """File > Save session... and Open session..., before Quit."""
-    io = SessionIO(win)
+def install(win: ToolHost, runs: RunListPanel) -> SessionIO:
+    """File > Save session... and Open session..., before Quit; sessions keep ``runs``' entries."""
+    io = SessionIO(win, runs)
     save = QAction("Save sessio&n...", win)
     save.setStatusTip("Save the data source, view choices, method, parameters and the runs")
     save.triggered.connect(io.save_dialog)
@@ -268,4 +273,4 @@ def install(win: Any) -> None:
     load.triggered.connect(io.open_dialog)
     win.file_menu.insertAction(win.quit_separator, load)
     win.file_menu.insertAction(win.quit_separator, save)
-    win.session_io = io
+    return io

@@ -26,7 +26,8 @@ from core.methods import REGISTRY
 from core.methods.params import ParamError
 from mvc_gui.plots.sweep_heatmap import SweepHeatmap
 from mvc_gui.run.experiment_worker import Job
-from mvc_gui.tools.experiment_window import ExperimentWindow, install_window
+from mvc_gui.tools.experiment_window import ExperimentWindow, WindowLauncher
+from mvc_gui.tools.host import ToolHost
 
 __all__ = ["SweepWindow", "install"]
 
@@ -213,11 +214,10 @@ class SweepWindow(ExperimentWindow):
         self._export_plot("Export heat map", "sweep.png", self.heat)
 
 
-def install(win) -> None:
+def install(host: ToolHost) -> WindowLauncher:
     """Tools > Parameter sweep... (one window per main window, created on first use)."""
-    win.sweep_action = install_window(
-        win,
-        "sweep_window",
+    return WindowLauncher(
+        host,
         SweepWindow,
         "Parameter &sweep...",
         "Run the current method over a grid of two parameters",

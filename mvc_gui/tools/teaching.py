@@ -12,6 +12,8 @@ Teaching mode or View > Teaching mode).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
@@ -32,12 +34,13 @@ from PySide6.QtWidgets import (
 from mvc_gui.model.playback import SPEEDS
 from mvc_gui.model.run_history import RunHistory
 from mvc_gui.model.teaching_texts import describe_state, method_text, render_header, render_html
+from mvc_gui.tools.host import ToolHost
 
 __all__ = ["TeachingPanel", "install"]
 
 
 class TeachingPanel(QWidget):
-    def __init__(self, win, parent: QWidget | None = None) -> None:
+    def __init__(self, win: ToolHost, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.win = win
         self.method: str | None = None
@@ -306,7 +309,16 @@ class TeachingPanel(QWidget):
         self.timer.setInterval(SPEEDS.get(self.speed.currentText(), 500))
 
 
-def install(win) -> TeachingPanel:
+@dataclass(frozen=True)
+class TeachingTool:
+    """The teaching dock, its panel and the Tools > Teaching mode toggle."""
+
+    panel: TeachingPanel
+    dock: QDockWidget
+    action: QAction
+
+
+def install(win: ToolHost) -> TeachingTool:
     """Add the teaching dock (hidden) with Tools > Teaching mode and a View menu toggle."""
     panel = TeachingPanel(win)
     dock = win.add_dock(
@@ -322,7 +334,6 @@ def install(win) -> TeachingPanel:
     action.setStatusTip("Explain the method step by step and play back a run's iterations")
     dock.visibilityChanged.connect(lambda _v: action.setChecked(not dock.isHidden()))
     win.tools_menu.addAction(action)
-    win.teaching_dock, win.teaching_panel, win.teaching_action = dock, panel, action
 
     def make_room() -> None:  # a wider right column for the explanation
         if not dock.isHidden() and not dock.isFloating() and dock.width() < 400:
@@ -346,7 +357,7 @@ def install(win) -> TeachingPanel:
     win.method_panel.method_changed.connect(panel.set_method)
     win.data_loaded.connect(lambda: _on_data_loaded(panel))
     panel.set_method(win.method_panel.method)
-    return panel
+    return TeachingTool(panel, dock, action)
 
 
 def _on_data_loaded(panel: TeachingPanel) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog
 
+from core.records.runs import RunResult
 from mvc_gui.plots.base import export_item
 from mvc_gui.window import exports, settings
 
@@ -29,7 +30,7 @@ class WindowIOMixin:
         path, _ = QFileDialog.getSaveFileName(self, title, str(Path(folder) / name), filters)
         return path
 
-    def current_result(self):
+    def current_result(self) -> RunResult | None:
         history = self.presenter.history  # the run on display (live, or re-shown from a list)
         if history is None or history.result is None:
             self.messages.show_message("error", "Nothing to export yet: run a method first.")
@@ -65,9 +66,9 @@ class WindowIOMixin:
         if path := self.ask_save_path("Export selection", "selection.csv", "CSV (*.csv)"):
             h = self.presenter.history  # exports carry the solver's numbers, not the display's
             labels = None if h is None else h.labels if h.solver_labels is None else h.solver_labels
-            self._write(
-                exports.export_selection, path, self.selection.indices, labels, self.session.labels
-            )
+            ds = self.session.dataset
+            self._write(exports.export_selection, path, self.selection.indices, labels,
+                        self.session.labels, ds.ids.tolist(), ds.class_names)  # fmt: skip
 
     def export_plot(self, name: str) -> None:
         if path := self.ask_save_path("Export plot", f"{name}.png", "PNG (*.png);;SVG (*.svg)"):

@@ -30,8 +30,8 @@ def _export(qtbot, win, path):
 
 def test_menu_entry_sits_in_the_file_menu_before_quit(window):
     actions = window.file_menu.actions()
-    assert window.export_report_action in actions
-    assert actions.index(window.export_report_action) < actions.index(window.quit_action)
+    assert window.tools.report_action in actions
+    assert actions.index(window.tools.report_action) < actions.index(window.quit_action)
 
 
 def test_export_writes_report_with_two_embedded_pngs(qtbot, loaded, tmp_path, monkeypatch):
@@ -40,7 +40,7 @@ def test_export_writes_report_with_two_embedded_pngs(qtbot, loaded, tmp_path, mo
     _finished(qtbot, loaded, layout=True, lam=3.0)
     target = tmp_path / "report.html"
     monkeypatch.setattr(loaded, "ask_save_path", lambda *a: str(target))
-    loaded.export_report_action.trigger()
+    loaded.tools.report_action.trigger()
     qtbot.waitUntil(target.exists, timeout=10_000)
     html = target.read_text(encoding="utf-8")
     images = re.findall(r'<img src="data:image/png;base64,([^"]+)" alt="([^"]+)"', html)

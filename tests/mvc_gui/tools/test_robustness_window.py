@@ -17,8 +17,8 @@ def _tick(box, labels):
 
 def test_robustness_plots_score_and_weights_per_method(qtbot, loaded, tmp_path, monkeypatch):
     loaded.method_panel.set_params({"n_clusters": 3, "max_iter": 5, "delay": 0.0})
-    loaded.robustness_action.trigger()
-    rw = loaded.robustness_window
+    loaded.tools.robustness.action.trigger()
+    rw = loaded.tools.robustness.window
     # the current method is ticked, and the even-numbered views (as in the RG-MVC paper)
     assert [
         rw.methods.item(i).text()
@@ -61,8 +61,8 @@ def test_robustness_plots_score_and_weights_per_method(qtbot, loaded, tmp_path, 
 
 
 def test_robustness_needs_a_view_to_corrupt(qtbot, loaded):
-    loaded.robustness_action.trigger()
-    rw = loaded.robustness_window
+    loaded.tools.robustness.action.trigger()
+    rw = loaded.tools.robustness.window
     _tick(rw.views, set())
     rw.start_button.click()
     assert not rw.running and rw.messages.level == "error"

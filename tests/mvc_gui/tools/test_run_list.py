@@ -31,7 +31,7 @@ def _cells(panel, row):
 
 
 def test_runs_fill_the_list_as_they_finish_or_stop(qtbot, loaded):
-    panel = loaded.run_list
+    panel = loaded.tools.runs
     h1 = _run(qtbot, loaded, lam=0.5)
     loaded.method_panel.set_params({"max_iter": 1000, "delay": 0.05, "random_state": 9})
     loaded.run()
@@ -55,7 +55,7 @@ def test_runs_fill_the_list_as_they_finish_or_stop(qtbot, loaded):
 def test_show_redisplays_a_past_run_and_exports_follow_it(
     threads, qtbot, loaded, tmp_path, monkeypatch
 ):
-    panel = loaded.run_list
+    panel = loaded.tools.runs
     ha = _run(qtbot, loaded, n_clusters=3, max_iter=4)
     hb = _run(qtbot, loaded, n_clusters=2, max_iter=6)
     assert not np.array_equal(ha.labels, hb.labels)
@@ -83,7 +83,7 @@ def test_show_redisplays_a_past_run_and_exports_follow_it(
 
 
 def test_compare_identical_and_different_runs(threads, qtbot, loaded, tmp_path, monkeypatch):
-    panel = loaded.run_list
+    panel = loaded.tools.runs
     _run(qtbot, loaded, n_clusters=3, random_state=1)
     _run(qtbot, loaded, n_clusters=3, random_state=1)
     _run(qtbot, loaded, n_clusters=2, random_state=1, lam=2.0)
@@ -121,7 +121,7 @@ def test_compare_identical_and_different_runs(threads, qtbot, loaded, tmp_path, 
 
 
 def test_export_table_remove_clear_and_cap(threads, qtbot, loaded, tmp_path, monkeypatch):
-    panel = loaded.run_list
+    panel = loaded.tools.runs
     panel.max_runs = 2
     for seed in (1, 2, 3):
         _run(qtbot, loaded, random_state=seed)
@@ -146,7 +146,7 @@ def test_export_table_remove_clear_and_cap(threads, qtbot, loaded, tmp_path, mon
 
 
 def test_use_parameters_and_refusals(threads, qtbot, loaded):
-    panel = loaded.run_list
+    panel = loaded.tools.runs
     _run(qtbot, loaded, lam=0.25, mode="b")
     loaded.method_panel.set_params({"lam": 3.0, "mode": "a"})
     panel.select_numbers([1])

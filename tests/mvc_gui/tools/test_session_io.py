@@ -69,8 +69,8 @@ def saved(qtbot, window, tmp_path):
     window.method_panel.set_params({"lam": 0.125, "random_state": 11})
     path = tmp_path / "class" / "lesson.mvcs.json"
     window.ask_save_path = lambda *a: str(path)
-    with qtbot.waitSignal(window.session_io.saved, timeout=10_000):
-        window.session_io.save_dialog()
+    with qtbot.waitSignal(window.tools.sessions.saved, timeout=10_000):
+        window.tools.sessions.save_dialog()
     assert window.messages.level != "error", window.messages.text
     assert sorted(p.name for p in path.parent.iterdir()) == ["lesson.mvcs.json", "tiny.npz"]
     return window, path
@@ -82,8 +82,8 @@ def test_round_trip_restores_data_choices_method_and_runs(qtbot, saved, second):
     assert record["format"] == "mvc-studio-session" and record["version"] == 1
     assert record["data"]["relative_path"] == "tiny.npz"
     assert record["method"]["seed"] == 11
-    with qtbot.waitSignal(second.session_io.restored, timeout=15_000) as blocker:
-        second.session_io.open(str(path))
+    with qtbot.waitSignal(second.tools.sessions.restored, timeout=15_000) as blocker:
+        second.tools.sessions.open(str(path))
     assert blocker.args == [[]]  # no warnings
     s = second.session
     assert s.dataset.n_samples == 90 and s.included == [True, True, False]
@@ -92,7 +92,7 @@ def test_round_trip_restores_data_choices_method_and_runs(qtbot, saved, second):
     assert second.method_panel.method == "fake"
     params = second.method_panel.params()
     assert params["lam"] == pytest.approx(0.125) and params["random_state"] == 11
-    old, new = first.run_list.entries, second.run_list.entries
+    old, new = first.tools.runs.entries, second.tools.runs.entries
     assert [e.number for e in new] == [1, 2]
     for a, b in zip(old, new, strict=True):
         np.testing.assert_array_equal(a.result.labels, b.result.labels)
@@ -101,31 +101,31 @@ def test_round_trip_restores_data_choices_method_and_runs(qtbot, saved, second):
         assert b.history.objective == pytest.approx(a.history.objective)
         assert b.history.metrics["acc"] == pytest.approx(a.history.metrics["acc"])
         assert b.result.view_names == ["view 1", "view 2"]
-    assert second.run_list.table.item(1, 2).text() == a.row()["parameters"]
+    assert second.tools.runs.table.item(1, 2).text() == a.row()["parameters"]
     # the reopened runs can be shown and compared without rerunning
-    assert second.run_list.show_entry(new[0])
+    assert second.tools.runs.show_entry(new[0])
     np.testing.assert_array_equal(second.plots["embedding"].labels, old[0].result.labels)
     assert list(second.plots["convergence"].curve.getData()[0]) == [1, 2, 3, 4, 5]
     assert second.plots["weights"].names == ["view 1", "view 2"]
-    dialog = second.run_list.compare(new[0], new[1])
+    dialog = second.tools.runs.compare(new[0], new[1])
     qtbot.addWidget(dialog)
     assert dialog.agreement["ari"] == pytest.approx(
-        first.run_list.compare(old[0], old[1]).agreement["ari"]
+        first.tools.runs.compare(old[0], old[1]).agreement["ari"]
     )
     # new runs are numbered after the restored ones
     _run(qtbot, second)
-    assert [e.number for e in second.run_list.entries] == [1, 2, 3]
+    assert [e.number for e in second.tools.runs.entries] == [1, 2, 3]
 
 
 def test_missing_data_file_keeps_the_window_as_it_was(qtbot, saved, second, tmp_path):
     _first, path = saved
     (path.parent / "tiny.npz").unlink()
-    with qtbot.waitSignal(second.session_io.failed, timeout=10_000):
-        second.session_io.open(str(path))
+    with qtbot.waitSignal(second.tools.sessions.failed, timeout=10_000):
+        second.tools.sessions.open(str(path))
     assert second.messages.level == "error"
     assert "data file is missing" in second.messages.text
     assert str(path.parent / "tiny.npz") in second.messages.text
-    assert second.session is None and second.run_list.entries == []
+    assert second.session is None and second.tools.runs.entries == []
 
 
 def test_unknown_version_is_refused(qtbot, saved, second):
@@ -133,20 +133,20 @@ def test_unknown_version_is_refused(qtbot, saved, second):
     record = json.loads(path.read_text())
     record["version"] = 7
     path.write_text(json.dumps(record))
-    with qtbot.waitSignal(first.session_io.failed, timeout=10_000):
-        first.session_io.open(str(path))
+    with qtbot.waitSignal(first.tools.sessions.failed, timeout=10_000):
+        first.tools.sessions.open(str(path))
     assert (
         "version 7" in first.messages.text and "current data and runs stay" in first.messages.text
     )
-    assert [e.number for e in first.run_list.entries] == [1, 2]
+    assert [e.number for e in first.tools.runs.entries] == [1, 2]
     assert first.session.dataset.name == "tiny"
 
 
 def test_changed_data_warns_and_skips_the_runs(qtbot, saved, second):
     _first, path = saved
     _write_data(path.parent, n=120)
-    with qtbot.waitSignal(second.session_io.restored, timeout=15_000) as blocker:
-        second.session_io.open(str(path))
+    with qtbot.waitSignal(second.tools.sessions.restored, timeout=15_000) as blocker:
+        second.tools.sessions.open(str(path))
     (warning,) = blocker.args[0]
     assert "90 samples then, 120 now" in warning
     assert second.messages.level == "warning" and "runs were not restored" in second.messages.text
@@ -155,27 +155,27 @@ def test_changed_data_warns_and_skips_the_runs(qtbot, saved, second):
         True,
         False,
     ]
-    assert second.run_list.entries == []
+    assert second.tools.runs.entries == []
 
 
 def test_demo_session_and_unsaveable_data(qtbot, window, loaded, tmp_path, second):
     # the test dataset came from no file: saving says so and writes nothing
     target = tmp_path / "s.mvcs.json"
-    assert loaded.session_io.save(str(target)) is None
+    assert loaded.tools.sessions.save(str(target)) is None
     assert "not loaded from a file or a demo" in loaded.messages.text
     assert not target.exists()
     with qtbot.waitSignal(window.data_loaded, timeout=10_000):
         window.load_demo("two_moons")
-    with qtbot.waitSignal(window.session_io.saved, timeout=10_000):
-        window.session_io.save(str(target))
+    with qtbot.waitSignal(window.tools.sessions.saved, timeout=10_000):
+        window.tools.sessions.save(str(target))
     state = load_session(target)
     (tmp_path / "a_file").write_text("not a folder")
-    window.session_io.save(str(tmp_path / "a_file" / "s.mvcs.json"))
+    window.tools.sessions.save(str(tmp_path / "a_file" / "s.mvcs.json"))
     qtbot.waitUntil(lambda: window.messages.level == "error", timeout=10_000)
     assert "Could not write the session" in window.messages.text
     assert state.source.kind == "demo" and state.source.demo == "two_moons"
-    with qtbot.waitSignal(second.session_io.restored, timeout=15_000):
-        second.session_io.open(str(target))
+    with qtbot.waitSignal(second.tools.sessions.restored, timeout=15_000):
+        second.tools.sessions.open(str(target))
     assert second.session.dataset.source == "demo:two_moons"
 
 

@@ -9,8 +9,8 @@ from PySide6.QtCore import QPoint, Qt
 
 
 def _open(win):
-    win.sweep_action.trigger()
-    return win.sweep_window
+    win.tools.sweep.action.trigger()
+    return win.tools.sweep.window
 
 
 def _click_cell(qtbot, sw, ix, iy):

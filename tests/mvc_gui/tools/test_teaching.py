@@ -91,13 +91,13 @@ def test_narration_names_the_executed_steps_and_flags_a_wrong_direction():
 
 
 def test_tools_action_toggles_the_dock_which_follows_the_method_panel(window):
-    dock, action = window.teaching_dock, window.teaching_action
+    dock, action = window.tools.teaching.dock, window.tools.teaching.action
     assert dock.isHidden() and action in window.tools_menu.actions()
     assert dock.toggleViewAction() in window.view_menu.actions()
     action.setChecked(True)
     assert not dock.isHidden()
     window.method_panel.set_method("dtll")
-    panel = window.teaching_panel
+    panel = window.tools.teaching.panel
     assert panel.method == "dtll"
     assert "Schatten" in panel.text_view.toPlainText()
     action.setChecked(False)
@@ -105,7 +105,7 @@ def test_tools_action_toggles_the_dock_which_follows_the_method_panel(window):
 
 
 def test_highlighted_step_follows_the_run_stage(qtbot, loaded):
-    panel = loaded.teaching_panel
+    panel = loaded.tools.teaching.panel
     seen = []
 
     def check(history):  # connected after the dock: the panel has already updated
@@ -125,7 +125,7 @@ def test_highlighted_step_follows_the_run_stage(qtbot, loaded):
 
 
 def test_step_button_runs_one_iteration_and_explains_it(qtbot, loaded):
-    panel = loaded.teaching_panel
+    panel = loaded.tools.teaching.panel
     loaded.method_panel.set_params({"n_clusters": 3, "max_iter": 30})
     panel.step_button.click()
     c = loaded.controller
@@ -142,8 +142,8 @@ def test_step_button_runs_one_iteration_and_explains_it(qtbot, loaded):
 def test_slider_shows_that_iteration_in_every_plot_and_live_restores(qtbot, loaded, moving):
     loaded.controller.use_process = False  # MovingSolver lives in this test module
     history = _run_to_end(qtbot, loaded, "moving", n_clusters=3, max_iter=8)
-    panel, plots = loaded.teaching_panel, loaded.plots
-    loaded.teaching_action.setChecked(True)
+    panel, plots = loaded.tools.teaching.panel, loaded.plots
+    loaded.tools.teaching.action.setChecked(True)
     assert panel.slider.isEnabled() and panel.slider.maximum() == 8
     panel.slider.setValue(2)  # what a drag does
     labels = history.snapshots.labels_at(2)[0]
@@ -169,7 +169,7 @@ def test_slider_shows_that_iteration_in_every_plot_and_live_restores(qtbot, load
 
 def test_play_advances_to_the_end_and_a_new_run_leaves_playback(qtbot, loaded):
     _run_to_end(qtbot, loaded, "fake", n_clusters=3, max_iter=6, delay=0.0)
-    panel = loaded.teaching_panel
+    panel = loaded.tools.teaching.panel
     panel.speed.setCurrentText("8x")
     panel.play_button.click()
     assert panel.playing and panel.index == 0
@@ -190,7 +190,7 @@ def test_a_run_shown_again_from_the_run_list_can_be_played_back(qtbot, loaded, m
     second = _run_to_end(qtbot, loaded, "moving", n_clusters=3, max_iter=9)
     assert second is not first
     loaded.presenter.show_history(first)  # what the Runs dock's Show does
-    panel = loaded.teaching_panel
+    panel = loaded.tools.teaching.panel
     panel.go_to(1)
     assert panel.history is first and panel.slider.maximum() == 5
     labels = first.snapshots.labels_at(1)[0]
@@ -199,7 +199,7 @@ def test_a_run_shown_again_from_the_run_list_can_be_played_back(qtbot, loaded, m
 
 def test_navigation_buttons_step_through_the_recorded_iterations(qtbot, loaded):
     history = _run_to_end(qtbot, loaded, "fake", n_clusters=3, max_iter=5, delay=0.0)
-    panel = loaded.teaching_panel
+    panel = loaded.tools.teaching.panel
     panel.prev_button.click()  # from the live (final) state: the last iteration
     assert panel.index == 4 and history.snapshots[4].iteration == 5
     panel.prev_button.click()

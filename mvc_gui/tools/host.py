@@ -1,0 +1,102 @@
+"""What a tool may use of the main window: the typed host interface.
+
+Tools receive the window as a :class:`ToolHost` and use only what is listed here; they never
+set attributes on it. Each tool's ``install(host)`` returns what it creates, and
+:func:`mvc_gui.tools.install_tools` collects those in a :class:`~mvc_gui.tools.Tools`, kept by
+the window as ``win.tools``. A new need of a tool is added here first, so the window's
+interface stays one readable list.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from PySide6.QtCore import QSettings, SignalInstance
+    from PySide6.QtGui import QAction
+    from PySide6.QtWidgets import QDockWidget, QLabel, QMenu, QWidget
+
+    from core.records.runs import RunResult
+    from mvc_gui.model.data_session import DataSession
+    from mvc_gui.model.playback import PlaybackFrame
+    from mvc_gui.model.run_history import RunHistory
+    from mvc_gui.panels.dataset_panel import DatasetPanel
+    from mvc_gui.panels.message_bar import MessageBar
+    from mvc_gui.panels.method_panel import MethodPanel
+    from mvc_gui.run.controller import RunController
+    from mvc_gui.run.embedding_controller import EmbeddingController
+
+__all__ = ["Presenter", "ToolHost"]
+
+
+class Presenter(Protocol):
+    """What tools use of the window's presenter (it puts a run into every plot)."""
+
+    history: RunHistory | None  # the run on display
+
+    def show_history(self, history: RunHistory, caption: str = "") -> None: ...
+
+    def show_live(self, history: RunHistory | None) -> None: ...
+
+    def show_snapshot(self, history: RunHistory, index: int) -> PlaybackFrame: ...
+
+
+class ToolHost(Protocol):
+    """The main window as the tools see it (``mvc_gui.window.main_window.MainWindow``)."""
+
+    # the data and the run
+    session: DataSession | None
+    controller: RunController
+    presenter: Presenter
+    embedder: EmbeddingController
+    settings: QSettings
+    data_loaded: SignalInstance
+
+    # widgets a tool reads or reports to
+    method_panel: MethodPanel
+    dataset_panel: DatasetPanel
+    messages: MessageBar
+    stage_label: QLabel
+    plots: dict[str, QWidget]
+
+    # where a tool adds its entries
+    file_menu: QMenu
+    recent_menu: QMenu  # File > Open recent (data-loading entries go before it)
+    tools_menu: QMenu
+    quit_separator: QAction
+
+    def add_dock(
+        self, title: str, widget: QWidget, area: Any, name: str, *, floatable: bool = False
+    ) -> QDockWidget: ...
+
+    def ask_save_path(self, title: str, name: str, filters: str) -> str: ...
+
+    def current_result(self) -> RunResult | None:
+        """The run on display, or None (after telling the user there is nothing yet)."""
+
+    def file_stem(self) -> str:
+        """``<dataset>_<method>``: the stem of default export file names."""
+
+    def run(self, *, paused: bool = False) -> int | None: ...
+
+    def step(self) -> None: ...
+
+    def set_session(self, session: DataSession, summary: dict, path: str | None = None) -> None: ...
+
+    def load_file(
+        self,
+        path: str,
+        done: Callable[[tuple[DataSession, dict]], None],
+        failed: Callable[[str], None] | None = None,
+    ) -> Any:
+        """Read ``path`` in a child process (time and memory limits, progress, Cancel):
+        ``done((session, summary))``, or the message bar says why and ``failed(message)``."""
+
+    # QMainWindow's own, used to place docks
+    def resizeDocks(self, docks: list, sizes: list[int], orientation: Any) -> None: ...
+
+    def tabifyDockWidget(self, first: QDockWidget, second: QDockWidget) -> None: ...
+
+    def findChild(self, kind: type, name: str = "") -> Any: ...
