@@ -21,12 +21,14 @@ import numpy as np
 from core.cli.data_args import add_data_args, add_table_args, load_data, select_views
 from core.cli.experiments import add_experiment_parsers, run_experiment
 from core.cli.params import add_param_flags, collect_params
+from core.cli.predict import add_predict_parser, cmd_predict
 from core.cli.tune import add_tune_parser, cmd_tune
 from core.data.dataset import DataError, MultiViewDataset
 from core.data.preprocessing import AUTO_RULES, preprocess
 from core.methods import REGISTRY
 from core.methods.base import IterationState, normalized_weights
 from core.methods.params import ParamError
+from core.records.prediction_file import write_prediction
 from core.records.report import check_report_path, write_report
 from core.records.runs import RunResult, write_labels_csv, write_run_json
 
@@ -195,6 +197,10 @@ def cmd_run(full: argparse.Namespace) -> int:
     if full.report:
         write_run_json(full.report, result)
         sys.stdout.write(f"run record written to {full.report}\n")
+        if getattr(solver, "assigner_", None) is not None:  # for `mvc predict`
+            used = [int(t) - 1 for t in full.views.split(",")] if full.views else None
+            idx = used or list(range(ds.n_views))
+            write_prediction(full.report, solver, ds.views, chosen, idx)
     if full.html:
         write_report(full.html, result, loaded.summary())
         sys.stdout.write(f"HTML report written to {full.html}\n")
@@ -274,6 +280,7 @@ def build_parser(method: str | None = None) -> argparse.ArgumentParser:
         "damaged file cannot crash the command)",
     )
     sub.add_parser("methods", help="list the methods and their parameters")
+    add_predict_parser(sub)
     run = sub.add_parser("run", help="cluster a file with one method")
     run.add_argument("--method", required=True, choices=sorted(REGISTRY))
     add_data_args(run)
@@ -308,6 +315,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_methods(args)
         if args.command in ("sweep", "robustness"):
             return run_experiment(args)
+        if args.command == "predict":
+            return cmd_predict(args)
         if args.command == "tune":
             return cmd_tune(args)
         return cmd_run(args)
