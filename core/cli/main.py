@@ -28,7 +28,7 @@ from core.data.preprocessing import AUTO_RULES, preprocess
 from core.methods import REGISTRY
 from core.methods.base import IterationState, normalized_weights
 from core.methods.params import ParamError
-from core.records.prediction_file import write_prediction
+from core.records.prediction_file import PredictionModel, write_prediction
 from core.records.report import check_report_path, write_report
 from core.records.runs import RunResult, write_labels_csv, write_run_json
 
@@ -200,7 +200,9 @@ def cmd_run(full: argparse.Namespace) -> int:
         if getattr(solver, "assigner_", None) is not None:  # for `mvc predict`
             used = [int(t) - 1 for t in full.views.split(",")] if full.views else None
             idx = used or list(range(ds.n_views))
-            write_prediction(full.report, solver, ds.views, chosen, idx)
+            write_prediction(
+                full.report, PredictionModel.from_solver(solver, ds.views, chosen, idx)
+            )
     if full.html:
         write_report(full.html, result, loaded.summary())
         sys.stdout.write(f"HTML report written to {full.html}\n")
