@@ -30,6 +30,11 @@ COMMON_ATTRIBUTES: dict[str, str] = {
     "assigner_": "AnchorAssigner: the reference points ``predict`` ties new samples to "
     "(the method's anchors or fitted samples, with their clusters; complete views only).",
     "n_features_in_": "list of int: the number of features of each fitted view.",
+    "resolved_params_": "dict: every parameter's value in this fit, automatic ones resolved "
+    "from the data (docs/defaults.md).",
+    "n_clusters_": "int: the number of clusters used (the estimate when n_clusters='auto').",
+    "n_clusters_estimate_": "dict or None: with n_clusters='auto', the estimate, its runner-up "
+    "and the eigenvalue curve.",
 }
 
 _KIND_TYPES = {"int": "int", "float": "float", "choice": "str", "bool": "bool", "seed": "int"}
