@@ -99,6 +99,7 @@ class RunHistory:
         self.extras: dict[str, float] = {}  # the latest state's secondary scalars
         self.final: Frame | None = None
         self.result: Any = None  # a core.records.runs.RunResult once finished or stopped
+        self.prediction: Any = None  # core.records.prediction_file.PredictionModel, if any
         # per-iteration states for teaching playback (labels/heat maps capped: playback.py)
         self.snapshots = SnapshotRecorder()
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from PySide6.QtGui import QAction
 
 from mvc_gui.tools import (
+    assign,
     choose_k,
     report,
     robustness,
@@ -43,6 +44,7 @@ class Tools:
 
     table_import: TableImport
     report_action: QAction
+    assign_action: QAction
     runs: RunListPanel
     sessions: SessionIO
     teaching: TeachingTool
@@ -57,6 +59,7 @@ def install_tools(host: ToolHost) -> Tools:
     return Tools(
         table_import=table_import.install(host),
         report_action=report.install(host),
+        assign_action=assign.install(host),
         runs=run_list,
         sessions=sessions.install(host, run_list),
         teaching=teaching.install(host),
