@@ -29,6 +29,7 @@ from core.methods import REGISTRY
 from core.methods.base import IterationState, normalized_weights
 from core.methods.params import ParamError
 from core.records.prediction_file import PredictionModel, write_prediction
+from core.records.profiles_table import cluster_profiles, feature_names_of, write_profiles_csv
 from core.records.report import check_report_path, write_report
 from core.records.runs import RunResult, write_labels_csv, write_run_json
 
@@ -203,6 +204,13 @@ def cmd_run(full: argparse.Namespace) -> int:
             write_prediction(
                 full.report, PredictionModel.from_solver(solver, ds.views, chosen, idx)
             )
+    if full.profile:
+        rows, _ = cluster_profiles(
+            ds.views, result.labels, ds.view_names,
+            [feature_names_of(ds, v, x.shape[1]) for v, x in enumerate(ds.views)],
+        )  # fmt: skip
+        write_profiles_csv(full.profile, rows)
+        sys.stdout.write(f"cluster profiles written to {full.profile}\n")
     if full.html:
         write_report(full.html, result, loaded.summary())
         sys.stdout.write(f"HTML report written to {full.html}\n")
@@ -296,6 +304,11 @@ def build_parser(method: str | None = None) -> argparse.ArgumentParser:
     run.add_argument("--report", help="write the JSON run record here")
     run.add_argument("--html", help="write an HTML report of the run here (self-contained)")
     run.add_argument("--quiet", action="store_true", help="no progress output")
+    run.add_argument(
+        "--profile",
+        help="write the cluster profiles here: per view and cluster the features that set it "
+        "apart (effect size, Mann-Whitney test, BH q-values), CSV",
+    )
     if method:
         cls = REGISTRY[method]
         add_param_flags(run, cls.param_spec, cls.title)
