@@ -18,6 +18,7 @@ from PySide6.QtGui import QAction
 
 from mvc_gui.tools import (
     amputation,
+    assign,
     autosave,
     choose_k,
     report,
@@ -46,6 +47,7 @@ class Tools:
 
     table_import: TableImport
     report_action: QAction
+    assign_action: QAction
     runs: RunListPanel
     sessions: SessionIO
     teaching: TeachingTool
@@ -65,6 +67,7 @@ def install_tools(host: ToolHost) -> Tools:
     return Tools(
         table_import=table,
         report_action=report_action,
+        assign_action=assign.install(host),
         runs=run_list,
         sessions=session_io,
         teaching=teaching.install(host),
