@@ -79,6 +79,8 @@ class AnchorAssigner:
                 )
             keep = lab >= 0
             ref = a[np.flatnonzero(keep)] if not keep.all() else a
+            if ref.shape[0] == 0:  # no reference point of this view belongs to a cluster
+                continue
             k = int(min(self.n_neighbors, ref.shape[0] - 1))
             z = pkn_anchor_graph(x, ref.toarray() if sp.issparse(ref) else ref, max(k, 1))
             onehot = sp.csr_matrix(
