@@ -266,7 +266,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         method, axes, parse_seeds(args.seeds), base_params_for(method, fixed, ds.n_classes)
     )
     backend = _backend(args)
-    views, chosen = preprocess(ds.views, _preprocessing(args))
+    views, chosen = preprocess(ds.views, _preprocessing(args), REGISTRY[method].auto_preprocessing)
     for name, how in zip(ds.view_names, chosen, strict=True):
         sys.stderr.write(f"preprocessing {name}: {how}\n")
 

@@ -22,9 +22,12 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from core.data.dataset import DataError, View, check_observed, check_views
 from core.methods.docstrings import add_sections
 from core.methods.params import Param, ParamError, ParamSpec
+from core.numerics.n_clusters import estimate_n_clusters
+from core.numerics.precision import DTYPES, resolve_dtype
 
 __all__ = [
     "COMMON_PARAMS",
+    "DTYPE_PARAM",
     "REGISTRY",
     "BaseSolver",
     "FitResult",
@@ -188,7 +191,16 @@ def sklearn_seed(rng: np.random.Generator) -> int:
 
 
 COMMON_PARAMS = ParamSpec(
-    Param("n_clusters", "int", 2, "Number of clusters to find.", low=2, high=100_000),
+    Param(
+        "n_clusters",
+        "int",
+        2,
+        "Number of clusters to find, or 'auto': estimated from the data (largest eigengaps "
+        "of the multi-view anchor graph, the most stable one across subsamples).",
+        low=2,
+        high=100_000,
+        auto=True,
+    ),
     Param("max_iter", "int", 100, "Maximum number of outer iterations.", low=1, high=10_000),
     Param(
         "tol",
@@ -207,6 +219,19 @@ COMMON_PARAMS = ParamSpec(
         "Seed: the same seed gives the same labels.",
         low=0,
         high=2**32 - 1,
+    ),
+)
+
+DTYPE_PARAM = ParamSpec(
+    Param(
+        "dtype",
+        "choice",
+        "auto",
+        "Precision of the passes over the data: float32 halves the memory and speeds up the "
+        "products with the data (small solves stay float64). Automatic: float32 above 5e7 "
+        "stored values or when the data already are float32.",
+        choices=DTYPES,
+        advanced=True,
     ),
 )
 
@@ -243,6 +268,9 @@ class BaseSolver(ClusterMixin, BaseEstimator):
         if "__doc__" in vars(cls) and cls.__doc__:  # help(FMDC) lists parameters and attributes
             cls.__doc__ = add_sections(cls.__doc__, cls.param_spec, cls.own_attributes)
 
+    #: the rule ``auto`` preprocessing follows for this method (core.data.preprocessing.AUTO_RULES)
+    auto_preprocessing: ClassVar[str] = "general"
+
     _fitted_names = (
         "labels_",
         "view_weights_",
@@ -253,6 +281,8 @@ class BaseSolver(ClusterMixin, BaseEstimator):
         "anchors_",
         "anchor_graph_",
         "stage_times_",
+        "n_clusters_",
+        "n_clusters_estimate_",
     )
 
     # -- hooks for subclasses -------------------------------------------------------------
@@ -265,6 +295,31 @@ class BaseSolver(ClusterMixin, BaseEstimator):
         """Like ``_run`` when some samples miss some views (``observed[i, v]`` False: row i of
         view v holds no data). Only methods with ``supports_incomplete`` implement it."""
         raise NotImplementedError
+
+    def resolve_defaults(
+        self, n: int, c: int, dims: Sequence[int], density: Sequence[float]
+    ) -> dict[str, Any]:
+        """Values for the parameters left automatic (None), from the data's shape: n samples,
+        c clusters, view dimensions and the share of non-zeros per view (docs/defaults.md).
+        Explicit values are never passed here; return only the parameters this method sizes."""
+        return {}
+
+    def resolved(self, name: str) -> Any:
+        """A parameter's value for this fit: the explicit value, else the resolved default."""
+        value = getattr(self, name)
+        if value is None:
+            return getattr(self, "resolved_params_", {}).get(name)
+        return value
+
+    def _resolve_params(self, views: list[View]) -> dict[str, Any]:
+        n, dims = views[0].shape[0], [x.shape[1] for x in views]
+        density = [
+            (x.nnz if sp.issparse(x) else np.count_nonzero(x)) / max(x.shape[0] * x.shape[1], 1)
+            for x in views
+        ]
+        auto = self.resolve_defaults(n, self.n_clusters, dims, density)
+        params = self.get_params()
+        return {k: (auto.get(k) if v is None and k in auto else v) for k, v in params.items()}
 
     def _check_input(self, views: list[View]) -> None:
         """Data-dependent checks (e.g. anchors <= n); raise DataError or ParamError."""
@@ -293,7 +348,9 @@ class BaseSolver(ClusterMixin, BaseEstimator):
         """
         self._clear_fitted()
         self.validated_params()
-        xs = check_views(views, self.n_clusters)
+        auto = self.n_clusters == "auto"
+        dtype = resolve_dtype(getattr(self, "dtype", "float64"), _raw_views(views))
+        xs = check_views(views, None if auto else self.n_clusters, dtype=dtype)
         mask = None if observed is None else check_observed(observed, xs[0].shape[0], len(xs))
         if mask is not None and mask.all():
             mask = None
@@ -304,12 +361,28 @@ class BaseSolver(ClusterMixin, BaseEstimator):
                 "sample(s) miss a view: choose a method that handles incomplete views, or "
                 "drop or impute the missing views"
             )
-        self._check_input(xs)
         rep = Reporter(self.max_iter)
-        run = self._run(xs, rep) if mask is None else self._run_incomplete(xs, mask, rep)
-        result = yield from run
+        estimate = None
+        if auto:  # resolved here, so every method gets it; the parameter stays "auto"
+            yield rep.stage("init", 0.0, "estimating the number of clusters")
+            full = xs if mask is None else [x[mask.all(axis=1)] for x in xs]
+            estimate = estimate_n_clusters(full, self.random_state)
+            self.n_clusters = estimate.k
+            yield rep.stage(
+                "init", 0.0, f"estimated {estimate.k} clusters (runner-up {estimate.runner_up})"
+            )
+        try:
+            self.resolved_params_ = self._resolve_params(xs)  # after k is known
+            self._check_input(xs)
+            run = self._run(xs, rep) if mask is None else self._run_incomplete(xs, mask, rep)
+            result = yield from run
+        finally:
+            if auto:
+                self.n_clusters = "auto"
         total = rep.finish()
         self._set_fitted(result, rep)
+        self.n_clusters_ = int(estimate.k) if estimate else int(self.n_clusters)
+        self.n_clusters_estimate_ = estimate.to_dict() if estimate else None
         yield IterationState(
             stage="done",
             iteration=result.n_iter,
@@ -356,6 +429,11 @@ class BaseSolver(ClusterMixin, BaseEstimator):
         obj = cls(**merged)
         obj.validated_params()
         return obj
+
+
+def _raw_views(views: object) -> Sequence[object]:
+    views = getattr(views, "views", views)
+    return [] if views is None else views
 
 
 def check_anchor_count(m: int, n: int, what: str = "n_anchors") -> None:

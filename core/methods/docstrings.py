@@ -27,6 +27,11 @@ COMMON_ATTRIBUTES: dict[str, str] = {
     "anchor_graph_": "(n_samples, n_anchors) sparse or dense matrix, or None: the "
     "sample-to-anchor graph shown as the heat map.",
     "stage_times_": "dict of str to float: seconds spent in each stage.",
+    "resolved_params_": "dict: every parameter's value in this fit, automatic ones resolved "
+    "from the data (docs/defaults.md).",
+    "n_clusters_": "int: the number of clusters used (the estimate when n_clusters='auto').",
+    "n_clusters_estimate_": "dict or None: with n_clusters='auto', the estimate, its runner-up "
+    "and the eigenvalue curve.",
 }
 
 _KIND_TYPES = {"int": "int", "float": "float", "choice": "str", "bool": "bool", "seed": "int"}

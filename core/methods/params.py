@@ -25,7 +25,10 @@ class Param:
 
     kind is ``"int"``, ``"float"``, ``"choice"``, ``"bool"`` or ``"seed"`` (int or None).
     ``low``/``high`` are inclusive bounds (None: unbounded); ``log`` asks for a log-scale
-    widget; ``allow_none`` lets ``None`` mean "automatic" (the help says what that does).
+    widget; ``allow_none`` lets ``None`` mean "automatic" (the help says what that does;
+    the solver's ``resolve_defaults`` sizes it from the data); ``typical`` centres value
+    grids when the default is automatic; ``auto`` accepts the string ``"auto"``: estimated
+    from the data when the solver runs (the number of clusters).
     """
 
     name: str
@@ -39,6 +42,9 @@ class Param:
     allow_none: bool = False
     advanced: bool = False
     label: str = ""
+    #: a representative value for grids when the default is automatic (None)
+    typical: Any = None
+    auto: bool = False
 
     @property
     def display(self) -> str:
@@ -54,6 +60,8 @@ class Param:
         text = f"{'an integer' if self.kind in ('int', 'seed') else 'a number'} in [{lo}, {hi}]"
         if self.allow_none or self.kind == "seed":
             text += " or None"
+        if self.auto:
+            text += " or 'auto'"
         return text
 
     def check(self, value: Any, owner: str = "") -> Any:
@@ -61,6 +69,8 @@ class Param:
         where = f"The '{self.name}' parameter" + (f" of {owner}" if owner else "")
         if value is None and (self.allow_none or self.kind == "seed"):
             return None
+        if self.auto and value == "auto":
+            return "auto"
         bad = ParamError(f"{where} must be {self.range_text()}. Got {value!r} instead.")
         if self.kind == "bool":
             if isinstance(value, bool):
@@ -91,6 +101,8 @@ class Param:
 
     def parse(self, text: str) -> Any:
         """Parse a command-line string into a value of this parameter's kind."""
+        if self.auto and text.lower() == "auto":
+            return "auto"
         if text.lower() in ("none", "auto") and (self.allow_none or self.kind == "seed"):
             return None
         if self.kind in ("int", "seed"):

@@ -103,10 +103,10 @@ def sketch_views(views: Sequence[View], dim: int, rng: np.random.Generator) -> n
     view by view so the concatenation is never formed.
     """
     total = sum(x.shape[1] for x in views)
-    out = np.zeros((views[0].shape[0], dim))
+    out = np.zeros((views[0].shape[0], dim), dtype=views[0].dtype)
     for x in views:
         r = rng.standard_normal((x.shape[1], dim)) / np.sqrt(dim)
-        out += np.asarray(x @ r)
+        out += np.asarray(x @ r.astype(x.dtype))
     assert out.shape[1] == dim and total > 0
     return out
 

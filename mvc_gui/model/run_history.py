@@ -93,7 +93,8 @@ class RunHistory:
         self.metric_iterations: list[int] = []
         self.metrics: dict[str, list[float]] = {k: [] for k in LIVE_METRICS}
         self.last: Frame | None = None
-        self.labels: np.ndarray | None = None
+        self.labels: np.ndarray | None = None  # renumbered for steady colours: display only
+        self.solver_labels: np.ndarray | None = None  # the solver's own numbers: exports
         self.heat: HeatMap | None = None
         self.final: Frame | None = None
         self.result: Any = None  # a core.records.runs.RunResult once finished or stopped
@@ -112,6 +113,7 @@ class RunHistory:
                 self.metrics[k].append(float(frame.metrics.get(k, np.nan)))
         if frame.labels is not None:
             self.labels = frame.labels
+            self.solver_labels = np.asarray(st.labels, dtype=np.int64)
         if frame.heat is not None:
             self.heat = frame.heat
         self.last = frame

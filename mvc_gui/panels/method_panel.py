@@ -34,6 +34,7 @@ class MethodPanel(QWidget):
         super().__init__(parent)
         self._forms: dict[str, ParamForm] = {}
         self._n_clusters: int | None = None
+        self._data_loaded = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         self.combo = QComboBox()
@@ -56,6 +57,14 @@ class MethodPanel(QWidget):
         self.reset_button.setToolTip("Restore this method's default parameters")
         self.reset_button.clicked.connect(self.reset_defaults)
         row.addWidget(self.reset_button)
+        # enabled and connected by the tool that runs the suggestion (mvc_gui/tools/choose_k)
+        self.suggest_button = QPushButton("Suggest parameters")
+        self.suggest_button.setToolTip(
+            "Try a small grid of this method's main parameters over two seeds and pick the "
+            "most stable and compact result, without labels (as mvc tune)"
+        )
+        self.suggest_button.setEnabled(False)
+        row.addWidget(self.suggest_button)
         row.addStretch(1)
         self.run_button = QPushButton("Run")
         self.run_button.setObjectName("runButton")
@@ -117,14 +126,16 @@ class MethodPanel(QWidget):
             self._apply_cluster_default(form)
 
     def set_default_clusters(self, k: int | None) -> None:
-        """Number of classes of the loaded data: the default number of clusters."""
-        self._n_clusters = k
+        """Number of classes of the loaded data: the default number of clusters; None (data
+        without labels): "auto", estimated when the method runs."""
+        self._n_clusters, self._data_loaded = k, True
         for form in self._forms.values():
             self._apply_cluster_default(form)
 
     def _apply_cluster_default(self, form: ParamForm) -> None:
-        if self._n_clusters and "n_clusters" in form.editors:
-            form.editors["n_clusters"].set_value(max(2, self._n_clusters))
+        if self._data_loaded and "n_clusters" in form.editors:
+            k = max(2, self._n_clusters) if self._n_clusters else "auto"
+            form.editors["n_clusters"].set_value(k)
 
     def _on_combo_changed(self) -> None:
         name = self.method

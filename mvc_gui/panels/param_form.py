@@ -3,8 +3,9 @@
 One editor per :class:`core.methods.params.Param`: spin boxes for ints and seeds, a log-scale
 slider + spin box for positive log parameters (the lambdas), plain number boxes otherwise,
 combo boxes for choices, check boxes for switches, and an "auto" box for parameters where
-None means automatic. Each label and editor has a tooltip with the help text, the range and
-the default. Advanced parameters sit in a collapsible section.
+None (or, for ``Param.auto`` parameters such as n_clusters, the string "auto") means
+automatic. Each label and editor has a tooltip with the help text, the range and the default.
+Advanced parameters sit in a collapsible section.
 """
 
 from __future__ import annotations
@@ -108,7 +109,9 @@ class ParamEditor(QWidget):
             self._box.valueChanged.connect(self.changed)
             if p.log and p.low is not None and p.low > 0 and p.high is not None:
                 self._add_slider()
-        if p.allow_none or p.kind == "seed":
+        #: what the checked "auto" box stands for: None, or "auto" (estimated at fit)
+        self._auto_value = "auto" if p.auto else None
+        if p.allow_none or p.auto or p.kind == "seed":
             self._auto = QCheckBox("auto" if p.kind != "seed" else "random")
             self._auto.toggled.connect(self._box.setDisabled)
             self._auto.toggled.connect(self.changed)
@@ -143,7 +146,7 @@ class ParamEditor(QWidget):
 
     def value(self) -> Any:
         if self._auto is not None and self._auto.isChecked():
-            return None
+            return self._auto_value
         if self.param.kind == "bool":
             return self._box.isChecked()
         if self.param.kind == "choice":
@@ -155,8 +158,8 @@ class ParamEditor(QWidget):
     def set_value(self, value: Any) -> None:
         p = self.param
         if self._auto is not None:
-            self._auto.setChecked(value is None)
-        if value is None:
+            self._auto.setChecked(value is None or value == self._auto_value)
+        if value is None or value == self._auto_value:
             return
         if p.kind == "bool":
             self._box.setChecked(bool(value))

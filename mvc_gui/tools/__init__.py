@@ -16,11 +16,23 @@ from dataclasses import dataclass
 
 from PySide6.QtGui import QAction
 
-from mvc_gui.tools import amputation, report, robustness, runs, sessions, sweep, teaching
+from mvc_gui.tools import (
+    amputation,
+    choose_k,
+    report,
+    robustness,
+    runs,
+    sessions,
+    sweep,
+    table_import,
+    teaching,
+)
+from mvc_gui.tools.choose_k import ChooseK
 from mvc_gui.tools.experiment_window import WindowLauncher
 from mvc_gui.tools.host import ToolHost
 from mvc_gui.tools.runs import RunListPanel
 from mvc_gui.tools.sessions import SessionIO
+from mvc_gui.tools.table_import import TableImport
 from mvc_gui.tools.teaching import TeachingTool
 
 __all__ = ["ToolHost", "Tools", "install_tools"]
@@ -30,6 +42,7 @@ __all__ = ["ToolHost", "Tools", "install_tools"]
 class Tools:
     """What the tools installed: one field per tool, in menu order."""
 
+    table_import: TableImport
     report_action: QAction
     runs: RunListPanel
     sessions: SessionIO
@@ -37,12 +50,14 @@ class Tools:
     sweep: WindowLauncher
     robustness: WindowLauncher
     amputation: WindowLauncher
+    choose_k: ChooseK
 
 
 def install_tools(host: ToolHost) -> Tools:
     """Install every tool into ``host`` and return what they created."""
     run_list = runs.install(host)
     return Tools(
+        table_import=table_import.install(host),
         report_action=report.install(host),
         runs=run_list,
         sessions=sessions.install(host, run_list),
@@ -50,4 +65,5 @@ def install_tools(host: ToolHost) -> Tools:
         sweep=sweep.install(host),
         robustness=robustness.install(host),
         amputation=amputation.install(host),
+        choose_k=choose_k.install(host),
     )

@@ -12,6 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from PySide6.QtCore import QSettings, SignalInstance
     from PySide6.QtGui import QAction
     from PySide6.QtWidgets import QDockWidget, QLabel, QMenu, QWidget
@@ -61,6 +63,7 @@ class ToolHost(Protocol):
 
     # where a tool adds its entries
     file_menu: QMenu
+    recent_menu: QMenu  # File > Open recent (data-loading entries go before it)
     tools_menu: QMenu
     quit_separator: QAction
 
@@ -81,6 +84,15 @@ class ToolHost(Protocol):
     def step(self) -> None: ...
 
     def set_session(self, session: DataSession, summary: dict, path: str | None = None) -> None: ...
+
+    def load_file(
+        self,
+        path: str,
+        done: Callable[[tuple[DataSession, dict]], None],
+        failed: Callable[[str], None] | None = None,
+    ) -> Any:
+        """Read ``path`` in a child process (time and memory limits, progress, Cancel):
+        ``done((session, summary))``, or the message bar says why and ``failed(message)``."""
 
     # QMainWindow's own, used to place docks
     def resizeDocks(self, docks: list, sizes: list[int], orientation: Any) -> None: ...

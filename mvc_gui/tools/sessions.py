@@ -2,9 +2,10 @@
 
 Saving captures the data source, view selection, preprocessing, method, parameters and the
 runs of the current data (``core.records.session_file``), written atomically. Opening reads and
-checks the file and loads the data in worker threads; only when both succeeded does it touch
-the window: the dataset is set with the saved view choices, then the method, parameters and
-run list are restored. Any error before that leaves the window as it was.
+checks the file in a worker thread and loads the data in a child process (as every file the
+window reads); only when both succeeded does it touch the window: the dataset is set with the
+saved view choices, then the method, parameters and run list are restored. Any error before
+that leaves the window as it was.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ from mvc_gui.model.data_session import (
     PREPROCESSORS,
     DataSession,
     load_demo,
-    load_path,
     make_synthetic,
 )
 from mvc_gui.model.run_entries import RunEntry, data_key
@@ -69,7 +69,7 @@ def entry_from_stored(run: StoredRun, session: DataSession) -> RunEntry:
     curves = {k: list(run.metric_curves.get(k, [])) for k in LIVE_METRICS}
     if all(len(v) == len(run.metric_iterations) for v in curves.values()):
         h.metric_iterations, h.metrics = list(run.metric_iterations), curves
-    h.labels = result.labels
+    h.labels = h.solver_labels = result.labels
     h.result = result
     return RunEntry(run.number, h, run.seconds)
 
@@ -201,8 +201,11 @@ class SessionIO(QObject):
     def _on_read(self, path: str, state: SessionState, data_path: Path | None) -> None:
         src = state.source
         if data_path is not None:
-            self._start(load_path, str(data_path),
-                        done=lambda res: self._on_data(state, res, str(data_path)))  # fmt: skip
+            self.win.load_file(  # in a child process, like every file the window reads
+                str(data_path),
+                lambda res: self._on_data(state, res, str(data_path)),
+                failed=self.failed.emit,
+            )
         elif src.synthetic is not None:
             self._start(_load_synthetic, src.synthetic, done=lambda res: self._on_data(state, res))
         else:

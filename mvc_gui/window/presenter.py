@@ -59,6 +59,7 @@ class RunPresenter(QObject):
         ds = session.dataset
         self.selection.clear()
         self.embedding.reset(ds.labels, ds.class_names, "Computing layout...")
+        self.embedding.sample_ids = ds.ids
         self.weights.set_views(session.view_names)
         self.heatmap.clear("Shown when the method\nprovides its graph")
         self.confusion.reset(ds.class_names)
@@ -71,7 +72,8 @@ class RunPresenter(QObject):
     # -- run signals --------------------------------------------------------------------------
     def on_run_started(self, history: RunHistory) -> None:
         self.history = history
-        self.n_clusters = int(history.params.get("n_clusters", 0))
+        k = history.params.get("n_clusters", 0)
+        self.n_clusters = k if isinstance(k, int) else 0  # "auto": known from the labels
         cls = REGISTRY.get(history.method)
         label = cls.objective_label if cls else "objective"
         truth = self.session.labels if self.session else None
@@ -146,7 +148,8 @@ class RunPresenter(QObject):
         result = history.result
         self.history = history
         self.selection.clear()
-        self.n_clusters = int(history.params.get("n_clusters", 0))
+        k = history.params.get("n_clusters", 0)
+        self.n_clusters = k if isinstance(k, int) else 0  # "auto": known from the labels
         cls = REGISTRY.get(history.method)
         truth = self.session.labels if self.session else None
         label = cls.objective_label if cls else "objective"

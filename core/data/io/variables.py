@@ -41,6 +41,7 @@ from core.data.io.assemble import (
     parse_labels,
 )
 from core.data.io.missing_views import mark_missing_views
+from core.data.io.parts import merge_parts
 from core.data.io.triplets import is_triplets, triplets_to_csr
 
 __all__ = ["LABEL_NAMES", "build_dataset", "is_auxiliary_name"]
@@ -318,6 +319,7 @@ def build_dataset(
     variables = {k: _unwrap(v) for k, v in variables.items() if not k.startswith("__")}
     if not variables:
         raise DataError("the file contains no variables")
+    variables = merge_parts(variables, set(LABEL_NAMES), notes)
     used: set[str] = set()
     view_names = class_names = None
     for key, value in variables.items():

@@ -13,6 +13,7 @@ from core.data.missing import zero_missing_rows
 from core.methods.alpc import incomplete, updates
 from core.methods.base import (
     COMMON_PARAMS,
+    DTYPE_PARAM,
     BaseSolver,
     FitResult,
     IterationState,
@@ -31,6 +32,19 @@ log = logging.getLogger(__name__)
 __all__ = ["ALPC"]
 
 FORMULATIONS = ("code", "code_exactP", "paper")
+
+
+#: automatic λ1 per sample: the authors' BBCSport demo (λ1 = 90 at n = 544), docs/defaults.md
+LAMBDA1_PER_SAMPLE = 90 / 544
+#: automatic stopping: relative change of the objective (scale- and n-free)
+AUTO_REL_TOL = 1e-3
+#: automatic anchors: 10 per cluster, fewer when c is large (the cost grows as M³)
+MAX_AUTO_ANCHORS = 500
+
+
+def auto_anchors_per_cluster(c: int) -> int:
+    """10 per cluster (2-3 suffice per the paper), with M = m·c at most MAX_AUTO_ANCHORS."""
+    return int(min(10, max(2, MAX_AUTO_ANCHORS // max(c, 1))))
 
 
 @register
@@ -82,108 +96,126 @@ class ALPC(BaseSolver):
         "(ALPC learns no view weights)",
     }
     objective_label = "Σ‖X−AZ‖² + λ1Σ‖A−UP‖² + λ2‖Z−PᵀR‖²"
-    param_spec = COMMON_PARAMS + ParamSpec(
-        Param(
-            "anchors_per_cluster",
-            "int",
-            10,
-            "Anchors per cluster m (M = m·c anchors in all). The paper found 2-3 per cluster "
-            "enough; the authors' demos use 15 (BBCSport) and 8 (Wiki). Cost grows as M³.",
-            low=1,
-            high=50,
-        ),
-        Param(
-            "lambda1",
-            "float",
-            100.0,
-            "λ1: how strongly the anchors are pulled towards a c-dimensional cluster basis "
-            "(demos: 90 for BBCSport, 1e4 for Wiki).",
-            low=1e-4,
-            high=1e4,
-            log=True,
-        ),
-        Param(
-            "lambda2",
-            "float",
-            0.1,
-            "λ2: how strongly Z is pulled towards its cluster factorisation PᵀR; also the "
-            "ridge that keeps the Z-step well posed (both demos: 0.1).",
-            low=1e-4,
-            high=1e2,
-            log=True,
-        ),
-        Param(
-            "max_iter",
-            "int",
-            100,
-            "Maximum number of iterations (authors' code: 100).",
-            low=1,
-            high=10_000,
-        ),
-        Param(
-            "tol",
-            "float",
-            1e-8,
-            "Stop after iteration 3 or later when the normalised objective J/(Σ‖X_v‖²)² "
-            "changes by less than this (the authors' rule).",
-            low=0.0,
-            high=1.0,
-            advanced=True,
-        ),
-        Param(
-            "formulation",
-            "choice",
-            "code",
-            "'code': the authors' released algorithm (reproduces the paper's numbers). "
-            "'code_exactP': exact P-step, objective never increases (experimental). "
-            "'paper': the printed model with orthonormal anchors and Z on the simplex "
-            "(experimental; far lower accuracy in tests).",
-            choices=FORMULATIONS,
-            advanced=True,
-        ),
-        Param(
-            "z_constraint",
-            "choice",
-            "none",
-            "Constraint on each column of Z in the 'code' formulations: none (authors' code) "
-            "or the simplex stated in the paper (experimental). 'paper' always uses the simplex.",
-            choices=("none", "simplex"),
-            advanced=True,
-        ),
-        Param(
-            "kmeans_n_init",
-            "int",
-            20,
-            "k-means runs on the learned Z (the lowest inertia wins); 1 gives a single run.",
-            low=1,
-            high=100,
-            advanced=True,
-        ),
-        Param(
-            "labels_from",
-            "choice",
-            "kmeans",
-            "'kmeans': k-means on the row-normalised Zᵀ (as the paper). 'argmax_R': the "
-            "largest entry of the learned sample-to-cluster matrix R (no k-means; diagnostic).",
-            choices=("kmeans", "argmax_R"),
-            advanced=True,
-        ),
+    #: the authors' demos feed raw term counts (BBCSport) and features as stored
+    auto_preprocessing = "raw_counts"
+    param_spec = (
+        COMMON_PARAMS
+        + ParamSpec(
+            Param(
+                "anchors_per_cluster",
+                "int",
+                None,
+                "Anchors per cluster m (M = m·c anchors in all). The paper found 2-3 per cluster "
+                "enough; the authors' demos use 15 (BBCSport) and 8 (Wiki). Cost grows as M³. "
+                f"Automatic: 10, fewer when c is large (M at most {MAX_AUTO_ANCHORS}).",
+                low=1,
+                high=50,
+                allow_none=True,
+                typical=10,
+            ),
+            Param(
+                "lambda1",
+                "float",
+                None,
+                "λ1: how strongly the anchors are pulled towards a c-dimensional cluster basis "
+                "(demos: 90 for BBCSport, 1e4 for Wiki). The anchor term does not grow with n "
+                f"while the others do: automatic λ1 = {LAMBDA1_PER_SAMPLE:g}·n, the authors' "
+                "BBCSport value per sample, so it means the same at any n.",
+                low=1e-4,
+                high=1e9,
+                log=True,
+                allow_none=True,
+                typical=100.0,
+            ),
+            Param(
+                "lambda2",
+                "float",
+                0.1,
+                "λ2: how strongly Z is pulled towards its cluster factorisation PᵀR; also the "
+                "ridge that keeps the Z-step well posed (both demos: 0.1).",
+                low=1e-4,
+                high=1e2,
+                log=True,
+            ),
+            Param(
+                "max_iter",
+                "int",
+                100,
+                "Maximum number of iterations (authors' code: 100).",
+                low=1,
+                high=10_000,
+            ),
+            Param(
+                "tol",
+                "float",
+                None,
+                "Stop after iteration 3 or later when the normalised objective J/(Σ‖X_v‖²)² "
+                "changes by less than this (the authors' rule, 1e-8 in their code). That rule "
+                "depends on n and on the feature scale; automatic: stop when J itself changes by "
+                f"less than {AUTO_REL_TOL:g} of its value.",
+                low=0.0,
+                high=1.0,
+                allow_none=True,
+                advanced=True,
+            ),
+            Param(
+                "formulation",
+                "choice",
+                "code",
+                "'code': the authors' released algorithm (reproduces the paper's numbers). "
+                "'code_exactP': exact P-step, objective never increases (experimental). "
+                "'paper': the printed model with orthonormal anchors and Z on the simplex "
+                "(experimental; far lower accuracy in tests).",
+                choices=FORMULATIONS,
+                advanced=True,
+            ),
+            Param(
+                "z_constraint",
+                "choice",
+                "none",
+                "Constraint on each column of Z in the 'code' formulations: none (authors' code) "
+                "or the simplex stated in the paper (experimental). 'paper' always uses the "
+                "simplex.",
+                choices=("none", "simplex"),
+                advanced=True,
+            ),
+            Param(
+                "kmeans_n_init",
+                "int",
+                20,
+                "k-means runs on the learned Z (the lowest inertia wins); 1 gives a single run.",
+                low=1,
+                high=100,
+                advanced=True,
+            ),
+            Param(
+                "labels_from",
+                "choice",
+                "kmeans",
+                "'kmeans': k-means on the row-normalised Zᵀ (as the paper). 'argmax_R': the "
+                "largest entry of the learned sample-to-cluster matrix R (no k-means; diagnostic).",
+                choices=("kmeans", "argmax_R"),
+                advanced=True,
+            ),
+        )
+        + DTYPE_PARAM
     )
 
     def __init__(
         self,
         n_clusters: int = 2,
         *,
-        anchors_per_cluster: int = 10,
-        lambda1: float = 100.0,
+        anchors_per_cluster: int | None = None,
+        lambda1: float | None = None,
         lambda2: float = 0.1,
         max_iter: int = 100,
-        tol: float = 1e-8,
+        tol: float | None = None,
         formulation: str = "code",
         z_constraint: str = "none",
         kmeans_n_init: int = 20,
         labels_from: str = "kmeans",
         random_state: int | None = 0,
+        dtype: str = "auto",
     ) -> None:
         self.n_clusters = n_clusters
         self.anchors_per_cluster = anchors_per_cluster
@@ -196,13 +228,21 @@ class ALPC(BaseSolver):
         self.kmeans_n_init = kmeans_n_init
         self.labels_from = labels_from
         self.random_state = random_state
+        self.dtype = dtype
 
     @classmethod
     def estimate_memory(cls, n_samples, dims, params) -> int:  # type: ignore[override]
         c = int(params.get("n_clusters", 2))
-        mm = int(params.get("anchors_per_cluster", 10)) * c
+        mm = int(params.get("anchors_per_cluster") or auto_anchors_per_cluster(c)) * c
         per_sample = 5 * mm + 3 * c
         return int(8 * (n_samples * per_sample + 4 * sum(dims) * mm + 4 * mm * mm))
+
+    def resolve_defaults(self, n, c, dims, density):  # type: ignore[override]
+        return {
+            "anchors_per_cluster": auto_anchors_per_cluster(c),
+            "lambda1": LAMBDA1_PER_SAMPLE * n,
+            "tol": AUTO_REL_TOL,
+        }
 
     def _run_incomplete(
         self, views: list[View], observed: np.ndarray, rep: Reporter
@@ -219,12 +259,14 @@ class ALPC(BaseSolver):
     def _run(
         self, views: list[View], rep: Reporter, observed: np.ndarray | None = None
     ) -> Generator[IterationState, None, FitResult]:
-        n, c, m = views[0].shape[0], self.n_clusters, self.anchors_per_cluster
+        n, c, m = views[0].shape[0], self.n_clusters, self.resolved("anchors_per_cluster")
         rng = seed_streams(self.random_state, ["anchors", "init", "postprocess_kmeans"])
         mode = self.formulation
         exact_p = mode != "code"
         simplex = "simplex" if (mode == "paper" or self.z_constraint == "simplex") else "none"
-        lam1, lam2 = float(self.lambda1), float(self.lambda2)
+        lam1, lam2 = float(self.resolved("lambda1")), float(self.lambda2)
+        # an explicit tol keeps the authors' rule on J/E²; automatic: relative change of J
+        relative, tol = self.tol is None, float(self.resolved("tol"))
         yield rep.stage("init", 0.0, f"ALPC: {m * c} anchors ({m} per cluster), {mode}")
         sq_norms = [sq_norm(x) for x in views]
         energy2 = max(sum(sq_norms), 1e-300) ** 2
@@ -266,7 +308,10 @@ class ALPC(BaseSolver):
                 },
             )
             norm_hist = extra["normalized"]
-            if it > 2 and abs(norm_hist[-2] - norm_hist[-1]) < self.tol:
+            change = abs(norm_hist[-2] - norm_hist[-1]) if it > 1 else np.inf
+            if relative and it > 1:
+                change /= max(abs(norm_hist[-1]), 1e-300)
+            if it > 2 and change < tol:
                 converged = True
                 break
         with blas_single():

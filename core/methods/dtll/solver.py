@@ -12,6 +12,7 @@ import scipy.sparse as sp
 from core.data.dataset import View
 from core.methods.base import (
     COMMON_PARAMS,
+    DTYPE_PARAM,
     BaseSolver,
     FitResult,
     IterationState,
@@ -29,7 +30,7 @@ from core.methods.dtll.updates import (
     weighted_vote,
 )
 from core.methods.params import Param, ParamError, ParamSpec
-from core.numerics.graphs import pkn_anchor_graph_steps
+from core.numerics.streaming import graph_steps
 from core.numerics.tensor import ORIENTATIONS
 from core.numerics.threads import blas_single
 
@@ -83,131 +84,135 @@ class DTLL(BaseSolver):
     }
     objective_label = "Σ α_v^r ‖S_vᵀG_v‖_* − λ‖𝒢‖_Sp^p"
     objective_decreases = False
-    param_spec = COMMON_PARAMS + ParamSpec(
-        Param(
-            "anchor_rate",
-            "float",
-            0.5,
-            "Anchors as a fraction θ of the samples (m = ⌊θN⌋, at most 'max anchors'). "
-            "Ignored when 'n anchors' is set.",
-            low=0.01,
-            high=1.0,
-            allow_none=True,
-        ),
-        Param(
-            "n_anchors",
-            "int",
-            None,
-            "Exact number of anchors m; overrides the anchor rate. Automatic: use the rate.",
-            low=1,
-            high=10_000_000,
-            log=True,
-            allow_none=True,
-            advanced=True,
-        ),
-        Param(
-            "max_anchors",
-            "int",
-            2000,
-            "Upper limit on the anchors given by the anchor rate: graph construction costs "
-            "N·m·d, so large data need a cap.",
-            low=2,
-            high=10_000_000,
-            log=True,
-            advanced=True,
-        ),
-        Param(
-            "n_neighbors",
-            "int",
-            10,
-            "Anchors each sample connects to in each view's anchor graph.",
-            low=1,
-            high=200,
-        ),
-        Param(
-            "lam",
-            "float",
-            3.0,
-            "λ: weight of the tensor Schatten p-norm that makes the views' labels agree.",
-            low=1e-3,
-            high=1e3,
-            log=True,
-            label="λ",
-        ),
-        Param(
-            "schatten_p",
-            "float",
-            0.5,
-            "p of the tensor Schatten p-norm (1 = tensor nuclear norm; smaller is closer to "
-            "a rank penalty). Little effect in the paper.",
-            low=0.05,
-            high=1.0,
-        ),
-        Param(
-            "weight_exponent",
-            "float",
-            0.5,
-            "r: view weights enter as α^r. Below 1 the weights are spread (smaller r: more "
-            "even); r = 1 is undefined; above 1 the paper's weight formula is a minimiser.",
-            low=0.05,
-            high=20.0,
-            label="r",
-        ),
-        Param("max_iter", "int", 300, "Maximum ALM iterations.", low=1, high=10_000),
-        Param(
-            "tol",
-            "float",
-            1e-6,
-            "Stop when the residual max|𝒢 − 𝒥| falls below this.",
-            low=0.0,
-            high=1.0,
-            log=True,
-            advanced=True,
-        ),
-        Param(
-            "init",
-            "choice",
-            "shared_spectral",
-            "Initial labels, the same for every view: k-means on the joint anchor spectral "
-            "embedding, or one balanced random labelling.",
-            choices=("shared_spectral", "shared_random"),
-        ),
-        Param(
-            "anchor_style",
-            "choice",
-            "vda",
-            "Anchor selection: variance-based VDA (deterministic, as in the paper), random "
-            "samples, or the samples nearest to k-means centres (slow).",
-            choices=("vda", "random", "kmeans_nearest"),
-            advanced=True,
-        ),
-        Param(
-            "orientation",
-            "choice",
-            "per_sample",
-            "Axis of the tensor FFT: per-sample C × V slices (reference code) or per-cluster "
-            "N × V slices (paper text; much worse, for experiments).",
-            choices=ORIENTATIONS,
-            advanced=True,
-        ),
-        Param(
-            "sample_order",
-            "choice",
-            "by_initial_labels",
-            "The tensor FFT runs along the samples, so their order matters. Sorting them by "
-            "the initial labels makes results independent of the row order; 'given' keeps "
-            "the data's order, as the authors' code does: it only works on files sorted by "
-            "class (it then uses the true classes) and collapses on shuffled rows.",
-            choices=("given", "by_initial_labels"),
-            advanced=True,
-        ),
-        Param(
-            "repair_empty",
-            "bool",
-            True,
-            "Refill an empty cluster with the sample that loses least by moving into it.",
-            advanced=True,
-        ),
+    param_spec = (
+        COMMON_PARAMS
+        + ParamSpec(
+            Param(
+                "anchor_rate",
+                "float",
+                0.5,
+                "Anchors as a fraction θ of the samples (m = ⌊θN⌋, at most 'max anchors'). "
+                "Ignored when 'n anchors' is set.",
+                low=0.01,
+                high=1.0,
+                allow_none=True,
+            ),
+            Param(
+                "n_anchors",
+                "int",
+                None,
+                "Exact number of anchors m; overrides the anchor rate. Automatic: use the rate.",
+                low=1,
+                high=10_000_000,
+                log=True,
+                allow_none=True,
+                advanced=True,
+            ),
+            Param(
+                "max_anchors",
+                "int",
+                2000,
+                "Upper limit on the anchors given by the anchor rate: graph construction costs "
+                "N·m·d, so large data need a cap.",
+                low=2,
+                high=10_000_000,
+                log=True,
+                advanced=True,
+            ),
+            Param(
+                "n_neighbors",
+                "int",
+                10,
+                "Anchors each sample connects to in each view's anchor graph.",
+                low=1,
+                high=200,
+            ),
+            Param(
+                "lam",
+                "float",
+                3.0,
+                "λ: weight of the tensor Schatten p-norm that makes the views' labels agree.",
+                low=1e-3,
+                high=1e3,
+                log=True,
+                label="λ",
+            ),
+            Param(
+                "schatten_p",
+                "float",
+                0.5,
+                "p of the tensor Schatten p-norm (1 = tensor nuclear norm; smaller is closer to "
+                "a rank penalty). Little effect in the paper.",
+                low=0.05,
+                high=1.0,
+            ),
+            Param(
+                "weight_exponent",
+                "float",
+                0.5,
+                "r: view weights enter as α^r. Below 1 the weights are spread (smaller r: more "
+                "even); r = 1 is undefined; above 1 the paper's weight formula is a minimiser.",
+                low=0.05,
+                high=20.0,
+                label="r",
+            ),
+            Param("max_iter", "int", 300, "Maximum ALM iterations.", low=1, high=10_000),
+            Param(
+                "tol",
+                "float",
+                1e-6,
+                "Stop when the residual max|𝒢 − 𝒥| falls below this.",
+                low=0.0,
+                high=1.0,
+                log=True,
+                advanced=True,
+            ),
+            Param(
+                "init",
+                "choice",
+                "shared_spectral",
+                "Initial labels, the same for every view: k-means on the joint anchor spectral "
+                "embedding, or one balanced random labelling.",
+                choices=("shared_spectral", "shared_random"),
+            ),
+            Param(
+                "anchor_style",
+                "choice",
+                "vda",
+                "Anchor selection: variance-based VDA (deterministic, as in the paper), random "
+                "samples, or the samples nearest to k-means centres (slow).",
+                choices=("vda", "random", "kmeans_nearest"),
+                advanced=True,
+            ),
+            Param(
+                "orientation",
+                "choice",
+                "per_sample",
+                "Axis of the tensor FFT: per-sample C × V slices (reference code) or per-cluster "
+                "N × V slices (paper text; much worse, for experiments).",
+                choices=ORIENTATIONS,
+                advanced=True,
+            ),
+            Param(
+                "sample_order",
+                "choice",
+                "by_initial_labels",
+                "The tensor FFT runs along the samples, so their order matters. Sorting them by "
+                "the initial labels makes results independent of the row order; 'given' keeps "
+                "the data's order, as the authors' code does: it only works on files sorted by "
+                "class (it then uses the true classes) and collapses on shuffled rows.",
+                choices=("given", "by_initial_labels"),
+                advanced=True,
+            ),
+            Param(
+                "repair_empty",
+                "bool",
+                True,
+                "Refill an empty cluster with the sample that loses least by moving into it.",
+                advanced=True,
+            ),
+        )
+        + DTYPE_PARAM
     )
 
     def __init__(
@@ -229,6 +234,7 @@ class DTLL(BaseSolver):
         sample_order: str = "by_initial_labels",
         repair_empty: bool = True,
         random_state: int | None = 0,
+        dtype: str = "auto",
     ) -> None:
         self.n_clusters = n_clusters
         self.anchor_rate = anchor_rate
@@ -246,6 +252,7 @@ class DTLL(BaseSolver):
         self.sample_order = sample_order
         self.repair_empty = repair_empty
         self.random_state = random_state
+        self.dtype = dtype
 
     def _check_input(self, views: list[View]) -> None:
         n = views[0].shape[0]
@@ -293,9 +300,9 @@ class DTLL(BaseSolver):
         )
         graphs = []
         for i, x in enumerate(views):
-            anchors = x[sel].toarray() if sp.issparse(x) else x[sel]
+            anchors = x[sel].toarray() if sp.issparse(x) else np.asarray(x[sel])
             z = yield from rep.follow(
-                pkn_anchor_graph_steps(x, anchors, self.n_neighbors),
+                graph_steps(x, anchors, self.n_neighbors),
                 "graph",
                 f"anchor graph of view {i + 1}/{nv}",
                 0.3 + 0.6 * i / nv,

@@ -58,7 +58,8 @@ def test_run_writes_labels_and_record_atomically(small_mat, tmp_path, capsys):
     assert "iterating" in captured.err and "objective" in captured.err
     assert "ACC 1.0000" in captured.out and "view weights:" in captured.out
     rows = list(csv.reader(out_csv.open()))
-    assert rows[0] == ["sample", "cluster", "true_label"] and len(rows) == 91
+    assert rows[0] == ["sample_id", "cluster", "truth"] and len(rows) == 91
+    assert [r[0] for r in rows[1:]] == [str(i) for i in range(1, 91)]  # the file has no ids
     record = json.loads(out_json.read_text())
     assert record["params"]["random_state"] == 3 and record["params"]["n_anchors"] == 16
     assert record["metrics"]["acc"] == 1.0 and record["objective_history"]
@@ -105,3 +106,85 @@ def test_written_files_get_the_usual_permissions(tmp_path):
     os.umask(mask)
     path = atomic_write(tmp_path / "report.html", "<html></html>")
     assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~mask
+
+
+@pytest.fixture
+def unlabelled_mat(tmp_path):
+    g = np.random.default_rng(3)
+    y = np.repeat([0, 1, 2, 3], 40)
+    x = np.empty((1, 2), dtype=object)
+    for i, d in enumerate((5, 8)):
+        centres = g.normal(scale=8, size=(4, d))
+        x[0, i] = centres[y] + g.normal(size=(y.size, d))
+    path = tmp_path / "nolabels.mat"
+    scipy.io.savemat(path, {"X": x})
+    return path
+
+
+def test_run_without_labels_estimates_k_and_prints_it(unlabelled_mat, tmp_path, capsys):
+    report = tmp_path / "run.json"
+    code = main(
+        ["run", str(unlabelled_mat), "--method", "fmdc", "--quiet", "--report", str(report)]
+    )
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "number of clusters: estimated 4 (runner-up" in out
+    assert "cluster sizes: [40, 40, 40, 40]" in out
+    record = json.loads(report.read_text())
+    assert record["params"]["n_clusters"] == "auto"
+    assert record["n_clusters_estimate"]["k"] == 4
+
+
+def test_tune_prints_and_writes_the_best_cell(small_mat, tmp_path, capsys):
+    out_json = tmp_path / "best.json"
+    argv = [
+        "tune",
+        str(small_mat),
+        "--method",
+        "fmdc",
+        "--grid",
+        "n_neighbors=3,10",
+        "--seeds",
+        "0,1",
+        "--quiet",
+        "--out",
+        str(out_json),
+    ]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "suggested (combined): --n-neighbors " in out and "regret" in out
+    best = json.loads(out_json.read_text())
+    assert best["method"] == "fmdc" and best["n_neighbors"] in (3, 10)
+    suggested = out.split("suggested (combined): --n-neighbors ")[1].split()[0]
+    assert int(suggested) == best["n_neighbors"]
+
+
+@pytest.mark.parametrize(
+    ("grid", "message"),
+    [
+        ("n_neighbors=0,5", "n_neighbors"),
+        ("lambda9=1,2", "unknown parameter 'lambda9'"),
+        ("n_neighbors=", "no values given"),
+    ],
+)
+def test_tune_bad_grid_is_a_clear_error(small_mat, grid, message, capsys):
+    argv = ["tune", str(small_mat), "--method", "fmdc", "--grid", grid, "--quiet"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mvc: error:") and message in err
+
+
+def test_tune_stability_needs_two_seeds(small_mat, capsys):
+    argv = [
+        "tune",
+        str(small_mat),
+        "--method",
+        "fmdc",
+        "--seeds",
+        "0",
+        "--quiet",
+        "--criterion",
+        "stability",
+    ]
+    assert main(argv) == 2
+    assert "two or more seeds" in capsys.readouterr().err

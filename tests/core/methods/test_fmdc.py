@@ -59,7 +59,7 @@ def test_noise_view_gets_the_smallest_weight_and_clusters_are_found(noisy):
 
 def test_alm_reaches_the_exact_qp_minimiser(noisy):
     views, _ = noisy
-    s = FMDC(3, n_anchors=16).fit(views)
+    s = FMDC(3, n_anchors=16, n_neighbors=15).fit(views)
     zh = [normalize_anchor_graph(z) for z in s.view_graphs_]
     gram, lin = cross_gram(zh), fmdc_objective_terms(zh, s.labels_, 3)
     exact, alm = solve_view_weights(gram, lin, "exact_qp"), solve_view_weights(gram, lin, "alm")

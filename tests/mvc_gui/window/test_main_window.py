@@ -108,10 +108,12 @@ def test_export_labels_run_and_selection(qtbot, loaded, tmp_path, monkeypatch):
     monkeypatch.setattr(loaded, "ask_save_path", lambda *a: target["path"])
     loaded.export_labels()
     rows = list(csv.reader(open(target["path"])))
-    assert rows[0] == ["sample", "cluster", "true_label"] and len(rows) == 151
-    labels = loaded.controller.history.labels
-    assert [int(r[1]) for r in rows[1:]] == labels.tolist()
-    assert [int(r[2]) for r in rows[1:]] == loaded.session.labels.tolist()
+    assert rows[0] == ["sample_id", "cluster", "truth"] and len(rows) == 151
+    labels = loaded.controller.history.labels  # display numbers (steady colours)
+    ds = loaded.session.dataset
+    assert [r[0] for r in rows[1:]] == ds.ids.tolist()
+    assert [int(r[1]) for r in rows[1:]] == loaded.controller.history.solver_labels.tolist()
+    assert [r[2] for r in rows[1:]] == [ds.class_names[c] for c in ds.labels]
     target["path"] = str(tmp_path / "run.json")
     loaded.export_run()
     record = json.loads(open(target["path"]).read())
@@ -123,6 +125,7 @@ def test_export_labels_run_and_selection(qtbot, loaded, tmp_path, monkeypatch):
     loaded.export_selection()
     rows = list(csv.reader(open(target["path"])))
     assert len(rows) - 1 == int((labels == 1).sum())
+    assert [r[0] for r in rows[1:]] == ds.ids[labels == 1].tolist()
     for name in loaded.plots:
         for ext in ("png", "svg"):
             target["path"] = str(tmp_path / f"{name}.{ext}")

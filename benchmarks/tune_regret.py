@@ -1,0 +1,119 @@
+"""Tune regret: how much ACC the label-free suggestion (``mvc tune``) gives away.
+
+    MVC_DATASETS=../shared/datasets python benchmarks/tune_regret.py --methods fmdc,alpc \
+        [--files A.mat,B.mat] [--seeds 0,1]
+
+For every method and labelled shared file it runs the method's default tune grid
+(core.experiments.tune.TUNE_GRIDS) over the seeds with the true class count, and reports
+for each label-free criterion (stability across seeds, silhouette, their combined rank) the
+regret: ACC of the best cell by labels minus ACC of the cell the criterion picks. One sweep
+serves all criteria. Runs can be done in parts: rows accumulate in a JSON cache beside the
+Markdown table (docs/benchmarks/tune_regret.md), which is rewritten from all rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from datetime import date
+
+import numpy as np
+from choose_k import labelled_files
+
+from _common import DOCS, datasets_dir, git_rev, machine
+from core.data.atomic import atomic_write
+from core.data.io import load_dataset
+from core.data.preprocessing import preprocess
+from core.experiments.tune import CRITERIA, tune
+
+MAX_N = 2100  # larger files take too long for a grid on this shared machine; said in the table
+
+
+def run(method: str, name: str, seeds: list[int]) -> dict | None:
+    ds = load_dataset(datasets_dir() / name)
+    if ds.labels is None or ds.n_samples > MAX_N:
+        return None
+    views, _ = preprocess(ds.views, "auto")
+    t0 = time.perf_counter()
+    res = tune(method, views, {"n_clusters": ds.n_classes}, seeds=seeds, true_labels=ds.labels)
+    best = max(c["acc"] for c in res.cells if np.isfinite(c["acc"]))
+    return {
+        "method": method,
+        "file": name,
+        "cells": len(res.cells),
+        "best_acc": round(best, 4),
+        **{f"acc_{c}": round(res.picks[c]["acc"], 4) for c in CRITERIA},
+        **{f"regret_{c}": round(best - res.picks[c]["acc"], 4) for c in CRITERIA},
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
+
+
+def table(rows: list[dict], command: str) -> str:
+    lines = [
+        "# Label-free parameter suggestion: regret",
+        "",
+        f"`{command}` on {date.today()}, {machine()}, commit {git_rev()}, "
+        f"load {os.getloadavg()[0]:.1f}. Files above {MAX_N} samples skipped.",
+        "",
+        "Regret = ACC of the best grid cell by labels - ACC of the cell picked without labels "
+        "(cell ACC = mean over the seeds). Grids: `core.experiments.tune.TUNE_GRIDS`.",
+        "",
+        "| method | median regret: " + " | ".join(CRITERIA) + " | files |",
+        "|---|" + "---|" * (len(CRITERIA) + 1),
+    ]
+    for method in sorted({r["method"] for r in rows}):
+        mine = [r for r in rows if r["method"] == method]
+        med = [f"{np.median([r[f'regret_{c}'] for r in mine]):.3f}" for c in CRITERIA]
+        lines.append(f"| {method} | " + " | ".join(med) + f" | {len(mine)} |")
+    allmed = [f"{np.median([r[f'regret_{c}'] for r in rows]):.3f}" for c in CRITERIA]
+    lines.append("| **all** | " + " | ".join(allmed) + f" | {len(rows)} |")
+    lines += [
+        "",
+        "| method | file | cells | best ACC | "
+        + " | ".join(f"{c} ACC (regret)" for c in CRITERIA)
+        + " | seconds |",
+        "|---|---|---|---|" + "---|" * (len(CRITERIA) + 1),
+    ]
+    for r in rows:
+        picks = " | ".join(f"{r[f'acc_{c}']:.3f} ({r[f'regret_{c}']:.3f})" for c in CRITERIA)
+        lines.append(
+            f"| {r['method']} | {r['file']} | {r['cells']} | {r['best_acc']:.3f} | {picks} | "
+            f"{r['seconds']} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--methods", default="fmdc,alpc,dtll,mvsc-hfd,rg-mvc")
+    ap.add_argument("--files", help="comma-separated file names (default: all labelled)")
+    ap.add_argument("--seeds", default="0,1")
+    args = ap.parse_args()
+    cache = DOCS / "tune_regret.json"
+    rows = (
+        {(r["method"], r["file"]): r for r in json.loads(cache.read_text())}
+        if cache.exists()
+        else {}
+    )
+    seeds = [int(s) for s in args.seeds.split(",")]
+    for method in args.methods.split(","):
+        for name in args.files.split(",") if args.files else labelled_files():
+            try:
+                row = run(method, name, seeds)
+            except Exception as exc:  # one failing file must not stop a long benchmark
+                print(f"{method} {name}: failed: {exc}", flush=True)
+                continue
+            if row:
+                rows[(method, name)] = row
+                print(json.dumps(row), flush=True)
+                atomic_write(cache, json.dumps(list(rows.values()), indent=1))
+    ordered = [rows[k] for k in sorted(rows)]
+    command = "MVC_DATASETS=../shared/datasets python benchmarks/tune_regret.py"
+    atomic_write(DOCS / "tune_regret.md", table(ordered, command))
+    print(table(ordered, command))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,109 @@
+"""``mvc tune``: suggest a method's parameters without labels.
+
+mvc tune FILE --method fmdc [--grid n_anchors=64,128 ...] [--seeds 0,1] [--criterion combined]
+    [--out best.json]
+
+Runs a small grid (core.experiments.tune.TUNE_GRIDS, or --grid axes) over the seeds, scores
+every cell without labels, prints the table and the suggested cell as ``mvc run`` flags; on a
+labelled file also the regret (ACC of the best cell by labels minus ACC of the suggestion).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, TextIO
+
+from core.cli.data_args import add_data_args, load_data, select_views
+from core.cli.params import add_param_flags, collect_params
+from core.data.atomic import atomic_write
+from core.data.preprocessing import preprocess
+from core.experiments.plan import finite
+from core.experiments.sweep import base_params_for, format_value, parse_grid, parse_seeds
+from core.experiments.tune import CRITERIA, TuneResult, tune
+from core.methods import REGISTRY
+
+__all__ = ["add_tune_parser", "cmd_tune"]
+
+
+def add_tune_parser(sub: Any, method: str | None = None) -> None:
+    p = sub.add_parser(
+        "tune",
+        help="suggest a method's parameters without labels",
+        description="Run a small grid of the method's main parameters over a few seeds, "
+        "score each cell without labels (stability across seeds, silhouette, or both) and "
+        "print the best cell as mvc run flags (docs/tuning.md).",
+    )
+    add_data_args(p)
+    p.add_argument("--method", required=True, choices=sorted(REGISTRY))
+    p.add_argument(
+        "--grid",
+        action="append",
+        metavar="NAME=V1,V2,...",
+        help="replace the default grid (repeat for more axes)",
+    )
+    p.add_argument("--seeds", default="0,1", help="seeds per cell (default 0,1)")
+    p.add_argument("--criterion", choices=CRITERIA, default="combined")
+    p.add_argument("--n-jobs", type=int, default=1, help="parallel runs (default 1)")
+    p.add_argument("--out", help="write the suggested parameters as JSON here")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+    if method:
+        add_param_flags(p, REGISTRY[method].param_spec, REGISTRY[method].title + " (fixed)")
+
+
+def _print(result: TuneResult, out: TextIO) -> None:
+    names = list(result.best["params"])
+    scores = ["stability", "silhouette"] + (["acc"] if result.regret is not None else [])
+    out.write("  ".join(f"{s:>12}" for s in [*names, *scores]) + "\n")
+    for cell in result.cells:
+        vals = [format_value(cell["params"][n]) for n in names]
+        vals += [f"{cell[s]:.4f}" if finite(cell[s]) else "-" for s in scores]
+        mark = "  <- suggested" if cell is result.best else ""
+        out.write("  ".join(f"{v:>12}" for v in vals) + mark + "\n")
+    flags = " ".join(
+        f"--{k.replace('_', '-')} {format_value(v)}" for k, v in result.best["params"].items()
+    )
+    out.write(f"suggested ({result.criterion}): {flags}\n")
+    if result.regret is not None and result.best_by_labels is not None:
+        out.write(
+            f"with the labels: best cell {result.describe(result.best_by_labels)} ACC "
+            f"{result.best_by_labels['acc']:.4f}; suggested ACC {result.best['acc']:.4f}; "
+            f"regret {result.regret:.4f}\n"
+        )
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    method = args.method
+    ds = select_views(load_data(args), args.views)
+    fixed = base_params_for(method, collect_params(args, REGISTRY[method].param_spec), ds.n_classes)
+    axes = [parse_grid(g, method) for g in args.grid] if args.grid else None
+    views, chosen = preprocess(
+        ds.views, args.preprocess.split(",") if "," in args.preprocess else args.preprocess
+    )
+    err = sys.stderr
+    for name, how in zip(ds.view_names, chosen, strict=True):
+        err.write(f"preprocessing {name}: {how}\n")
+
+    def progress(index: int, row: dict[str, Any]) -> None:
+        if not args.quiet:
+            status = "ok" if row["status"] == "ok" else f"{row['status']}: {row.get('error')}"
+            err.write(f"cell {index + 1}: {status} ({row.get('seconds', 0):.2f} s)\n")
+
+    result = tune(
+        method,
+        views,
+        fixed,
+        axes=axes,
+        seeds=parse_seeds(args.seeds),
+        criterion=args.criterion,
+        true_labels=ds.labels,
+        n_jobs=args.n_jobs,
+        on_row=progress,
+    )
+    _print(result, sys.stdout)
+    if args.out:
+        record = {"method": method, "criterion": args.criterion, **result.best["params"]}
+        atomic_write(args.out, json.dumps(record, indent=2, default=str))
+        sys.stdout.write(f"suggested parameters written to {args.out}\n")
+    return 0

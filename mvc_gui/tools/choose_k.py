@@ -1,0 +1,157 @@
+"""Choosing k and suggesting parameters without labels.
+
+A "Number of clusters" dock shows the eigenvalue curve of the last n_clusters="auto" run (or
+of "Estimate now"), with the chosen k and the runner-up marked; clicking a point sets that k
+in the method panel. The method panel's "Suggest parameters" button runs the label-free
+suggestion (``core.experiments.tune``, as ``mvc tune``) and applies the best cell. Both
+computations run in a worker thread; this module only starts them and shows their results.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDockWidget, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from core.experiments.sweep import format_value
+from core.experiments.tune import TuneResult, tune
+from core.numerics.n_clusters import estimate_n_clusters
+from mvc_gui.model.data_session import DataSession
+from mvc_gui.plots.k_curve import KCurvePlot
+from mvc_gui.run.workers import TaskWorker
+from mvc_gui.tools.host import ToolHost
+
+__all__ = ["ChooseK", "install"]
+
+
+def _estimate(session: DataSession, seed: int) -> dict[str, Any]:
+    views, _ = session.prepared()
+    return estimate_n_clusters(views, seed).to_dict()
+
+
+def _suggest(method: str, session: DataSession, params: dict[str, Any]) -> TuneResult:
+    views, _ = session.prepared()
+    base = {k: v for k, v in params.items() if k in ("n_clusters", "max_iter", "tol")}
+    return tune(method, views, base, true_labels=session.labels)
+
+
+class ChooseK(QWidget):
+    """The dock's content: the curve, "Estimate now" and a one-line status."""
+
+    def __init__(self, win: ToolHost) -> None:
+        super().__init__()
+        self.win = win
+        self.workers: list[TaskWorker] = []
+        self.dock: QDockWidget | None = None
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        self.plot = KCurvePlot()
+        layout.addWidget(self.plot, 1)
+        row = QHBoxLayout()
+        self.estimate_button = QPushButton("Estimate now")
+        self.estimate_button.setToolTip(
+            "Estimate the number of clusters of the loaded data (eigengaps of the multi-view "
+            "anchor graph, confirmed by stability), without running a method"
+        )
+        self.estimate_button.clicked.connect(self.estimate)
+        row.addWidget(self.estimate_button)
+        self.status = QLabel("Run with n clusters = auto, or Estimate now.")
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        row.addWidget(self.status, 1)
+        layout.addLayout(row)
+        self.plot.k_clicked.connect(self.use_k)
+        win.controller.run_finished.connect(self.on_run_finished)
+        panel = win.method_panel
+        panel.suggest_button.setEnabled(True)
+        panel.suggest_button.clicked.connect(self.suggest)
+
+    # -- the curve ----------------------------------------------------------------------------
+    def show_estimate(self, est: dict[str, Any], text: str) -> None:
+        self.plot.set_estimate(est)
+        self.status.setText(text + " Click a point to use another k.")
+        if self.dock is not None:
+            self.dock.show()
+            self.dock.raise_()
+
+    def on_run_finished(self, history: Any) -> None:
+        est = getattr(history.result, "n_clusters_estimate", None)
+        if est:
+            self.show_estimate(
+                est, f"The last run estimated {est['k']} (runner-up {est['runner_up']})."
+            )
+
+    def use_k(self, k: int) -> None:
+        self.win.method_panel.set_params({"n_clusters": k})
+        self.status.setText(f"n clusters set to {k}; press Run.")
+
+    def _start(self, fn: Any, *args: Any, done: Any, what: str) -> TaskWorker | None:
+        if self.win.session is None:
+            self.win.messages.show_message("error", "Load a dataset first (File > Open).")
+            return None
+        worker = TaskWorker(fn, *args, parent=self)
+        worker.done.connect(done)
+        worker.failed.connect(
+            lambda msg, details: self.win.messages.show_message(
+                "error", f"{what} failed: {msg}", details
+            )
+        )
+        self.workers = [w for w in self.workers if w.is_alive()] + [worker]
+        self.status.setText(f"{what}...")
+        worker.start()
+        return worker
+
+    def estimate(self) -> TaskWorker | None:
+        seed = self.win.method_panel.params().get("random_state") or 0
+        return self._start(
+            _estimate, self.win.session, seed, done=self._on_estimated, what="Estimating k"
+        )
+
+    def _on_estimated(self, est: dict[str, Any]) -> None:
+        self.show_estimate(
+            est, f"Estimated {est['k']} (runner-up {est['runner_up']}) in {est['seconds']:.1f} s."
+        )
+
+    # -- suggested parameters -------------------------------------------------------------------
+    def suggest(self) -> TaskWorker | None:
+        panel = self.win.method_panel
+        if panel.method is None:
+            return None
+        return self._start(
+            _suggest,
+            panel.method,
+            self.win.session,
+            panel.params(),
+            done=self._on_suggested,
+            what="Suggesting parameters",
+        )
+
+    def _on_suggested(self, result: TuneResult) -> None:
+        panel = self.win.method_panel
+        if panel.method == result.method:
+            panel.set_params(result.best["params"])
+        text = ", ".join(f"{k} = {format_value(v)}" for k, v in result.best["params"].items())
+        note = (
+            f" (regret against the best cell by labels: {result.regret:.3f} ACC)"
+            if result.regret is not None
+            else ""
+        )
+        self.status.setText(f"Suggested for {result.method}: {text}{note}.")
+        self.win.messages.show_message(
+            "info", f"Suggested {result.method} parameters applied: {text}{note}."
+        )
+
+
+def install(win: ToolHost) -> ChooseK:
+    """Add the "Number of clusters" dock and enable "Suggest parameters"; returns the tool."""
+    tool = ChooseK(win)
+    dock = win.add_dock(
+        "Number of clusters", tool, Qt.DockWidgetArea.RightDockWidgetArea, "chooseKDock"
+    )
+    results = win.findChild(QDockWidget, "resultsDock")
+    if results is not None:  # a tab next to Results, brought forward when a curve arrives
+        win.tabifyDockWidget(results, dock)
+        results.raise_()
+    tool.dock = dock
+    return tool
