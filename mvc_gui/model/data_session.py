@@ -23,10 +23,14 @@ __all__ = ["PREPROCESSORS", "DataSession", "load_demo", "preprocess_views"]
 
 
 def preprocess_views(
-    views: list, methods: list[str], auto_rule: str = "general", observed: np.ndarray | None = None
+    views: list,
+    methods: list[str],
+    auto_rule: str = "general",
+    observed: np.ndarray | None = None,
 ) -> tuple[list, list[str]]:
-    """Preprocessed views; with ``observed`` the missing rows are first filled with the view's
-    observed mean (only so that statistics follow the observed samples: they are never read)."""
+    """Preprocessed views (``auto`` by the method's rule); with ``observed`` the missing rows are
+    first filled with the view's observed mean (only so that statistics follow the observed
+    samples: they are never read)."""
     if observed is not None:
         views = fill_missing(views, observed, "mean")
     out, chosen = preprocess(list(views), list(methods), auto_rule)

@@ -86,7 +86,7 @@ def run_solver(
         views, chosen = prepare()
         end.preprocessing = tuple(chosen)
         builder = FrameBuilder(run_id, true_labels)
-        gen = solver.iterate(views, observed)
+        gen = solver.iterate(views, observed)  # observed: samples missing from a view
         while True:
             if not control.wait_turn():
                 end.status = "stopped"

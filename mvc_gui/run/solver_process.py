@@ -20,6 +20,7 @@ from multiprocessing.connection import Client, Listener
 from typing import Any, ClassVar
 
 from mvc_gui.model.runner import PauseStep, run_solver
+from mvc_gui.run import shared_arrays
 
 __all__ = [
     "SolverServer",
@@ -32,9 +33,10 @@ __all__ = [
 
 def send_message(conn: Any, msg: Any) -> None:
     """Send with numpy buffers out of band (pickle protocol 5): no 80 MB copy is made
-    while holding the GIL, the buffers are written straight from the arrays."""
+    while holding the GIL, the buffers are written straight from the arrays. Memory-mapped
+    views (a dataset store) go as their file: the child maps it, no copy (shared_arrays)."""
     buffers: list[pickle.PickleBuffer] = []
-    head = pickle.dumps(msg, protocol=5, buffer_callback=buffers.append)
+    head = shared_arrays.dumps(msg, buffer_callback=buffers.append)
     conn.send(("__oob__", len(buffers)))
     conn.send_bytes(head)
     for buf in buffers:

@@ -269,9 +269,8 @@ class FMDC(BaseSolver):
         v, c = len(views), self.n_clusters
         m = effective_anchor_count(self.resolved("n_anchors"), int(observed.sum(axis=0).min()))
         rng = seed_streams(self.random_state, ["anchors", "init", "restarts", "svds_v0"])
-        k = self.resolved("n_neighbors")
         anchors, graphs = yield from incomplete.observed_anchor_graphs(
-            views, observed, m, k, rng["anchors"], rep, self.bkhk_space
+            views, observed, m, self.resolved("n_neighbors"), rng["anchors"], rep, self.bkhk_space
         )
         zhats = incomplete.scaled_graphs(graphs, observed)
         gram = cross_gram(zhats)
