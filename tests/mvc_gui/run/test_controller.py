@@ -184,7 +184,7 @@ def test_embedding_child_survives_a_request_during_a_layout(qtbot, small_dataset
 
 def test_incomplete_data_runs_with_its_mask_or_is_refused_by_name(qtbot, controller):
     """The app passes the dataset's observed mask (thread and child process alike)."""
-    from core.data.dataset import MultiViewDataset
+    from core.data.dataset import DataError, MultiViewDataset
     from core.experiments.amputation import amputate
     from tests.conftest import make_blobs_views
 
@@ -195,8 +195,5 @@ def test_incomplete_data_runs_with_its_mask_or_is_refused_by_name(qtbot, control
     with qtbot.waitSignal(controller.run_finished, timeout=60_000):
         controller.start("fmdc", {"n_clusters": 3}, session)
     assert controller.history.result.metrics["acc"] > 0.9
-    failed = []
-    controller.run_failed.connect(lambda m, d: failed.append(m))
-    with qtbot.waitSignal(controller.run_failed, timeout=60_000):
-        controller.start("dtll", {"n_clusters": 3}, session)
-    assert "DTLL needs every view of every sample, but 36 sample(s)" in failed[0]
+    with pytest.raises(DataError, match="DTLL needs every view of every sample, but 36 sample"):
+        controller.start("dtll", {"n_clusters": 3}, session)  # refused before it starts
