@@ -21,7 +21,6 @@ from sklearn.base import BaseEstimator, ClusterMixin
 
 from core.data.dataset import DataError, View, check_observed, check_views
 from core.methods.params import Param, ParamError, ParamSpec
-from core.numerics.n_clusters import estimate_n_clusters
 
 __all__ = [
     "COMMON_PARAMS",
@@ -313,6 +312,10 @@ class BaseSolver(ClusterMixin, BaseEstimator):
         estimate = None
         try:  # "auto" is resolved here, so every method gets it; the parameter stays "auto"
             if auto:
+                # imported here: it pulls in numba kernels and scikit-learn, which a solver
+                # child process that never estimates k should not pay for at start-up
+                from core.numerics.n_clusters import estimate_n_clusters
+
                 yield rep.stage("init", 0.0, "estimating the number of clusters")
                 full = xs if mask is None else [x[mask.all(axis=1)] for x in xs]
                 estimate = estimate_n_clusters(full, self.random_state)
