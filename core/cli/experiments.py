@@ -3,6 +3,7 @@
 mvc sweep FILE --method fmdc --grid n_anchors=16,32,64 --grid n_neighbors=5,10 --out sweep.csv
 mvc robustness FILE --method fmdc --method rg-mvc --noisy-views 1,4 --levels 0,0.5,1,2 \
     --out robustness.csv
+mvc robustness FILE --method fmdc --method alpc --missing 0,0.1,0.3,0.5 --out missing.csv
 
 Both load, select and preprocess data exactly like ``mvc run`` and run through joblib
 (``--n-jobs``, ``--backend``; docs/sweeps.md shows a Dask or Ray cluster).
@@ -11,6 +12,7 @@ Both load, select and preprocess data exactly like ``mvc run`` and run through j
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import sys
 from collections.abc import Callable
@@ -22,6 +24,8 @@ from core.cli.data_args import add_data_args, load_data, select_views
 from core.cli.params import add_param_flags, collect_params
 from core.data.dataset import DataError, MultiViewDataset
 from core.data.preprocessing import preprocess
+from core.experiments.amputation import FILLS
+from core.experiments.missing import Amputation, handling, run_amputation
 from core.experiments.plan import BatchPlan
 from core.experiments.robustness import NOISE_SCALES, Robustness, method_params, run_robustness
 from core.experiments.sweep import (
@@ -91,10 +95,12 @@ def add_experiment_parsers(sub: Any, method: str | None = None) -> None:
 
     rob = sub.add_parser(
         "robustness",
-        help="accuracy and view weights against Gaussian noise on chosen views",
+        help="accuracy and view weights against Gaussian noise on chosen views, or "
+        "against missing views (--missing)",
         description="Add Gaussian noise (level x the feature's std, on --fraction of the "
         "entries) to the chosen views, rerun each method, and record scores and view weights "
-        "per noise level and seed (docs/robustness.md).",
+        "per noise level and seed (docs/robustness.md). With --missing instead: remove "
+        "views from growing shares of the samples (docs/methods/incomplete.md).",
     )
     add_data_args(rob)
     rob.add_argument(
@@ -106,8 +112,21 @@ def add_experiment_parsers(sub: Any, method: str | None = None) -> None:
     )
     rob.add_argument(
         "--noisy-views",
-        required=True,
-        help="views to corrupt: 1-based numbers as in --views, or names",
+        help="views to corrupt: 1-based numbers as in --views, or names (noise experiment)",
+    )
+    rob.add_argument(
+        "--missing",
+        metavar="RATES",
+        help="amputation instead of noise: remove views from these shares of the samples "
+        "(e.g. 0.1,0.3,0.5; each sample keeps one view); methods without incomplete-view "
+        "support get the missing views filled (--fill)",
+    )
+    rob.add_argument(
+        "--fill",
+        choices=FILLS,
+        default="mean",
+        help="with --missing: fill for methods that need complete views (default: the "
+        "view's mean over its observed samples)",
     )
     rob.add_argument("--levels", default="0,0.25,0.5,1,2", help="noise levels (alpha)")
     rob.add_argument("--seeds", default="0,1,2", help="seeds, e.g. 0,1,2 or 0-4")
@@ -151,13 +170,13 @@ def _noisy_views(text: str, ds: MultiViewDataset, file_index: list[int]) -> list
     return sorted(set(out))
 
 
-def _levels(text: str) -> list[float]:
+def _levels(text: str, flag: str = "--levels") -> list[float]:
     try:
         levels = [float(t) for t in text.split(",") if t.strip()]
     except ValueError:
-        raise DataError(f"--levels takes numbers like 0,0.5,1,2; got {text!r}") from None
+        raise DataError(f"{flag} takes numbers like 0,0.5,1,2; got {text!r}") from None
     if not levels or any(not math.isfinite(x) or x < 0 for x in levels):
-        raise DataError(f"--levels must be finite numbers >= 0; got {text!r}")
+        raise DataError(f"{flag} must be finite numbers >= 0; got {text!r}")
     return levels
 
 
@@ -247,7 +266,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         method, axes, parse_seeds(args.seeds), base_params_for(method, fixed, ds.n_classes)
     )
     backend = _backend(args)
-    views, chosen = preprocess(ds.views, _preprocessing(args))
+    views, chosen = preprocess(ds.views, _preprocessing(args), REGISTRY[method].auto_preprocessing)
     for name, how in zip(ds.view_names, chosen, strict=True):
         sys.stderr.write(f"preprocessing {name}: {how}\n")
 
@@ -264,30 +283,35 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_robustness(args: argparse.Namespace) -> int:
-
+    if args.missing is not None and args.noisy_views:
+        raise DataError("--missing and --noisy-views are separate experiments: give one")
+    if args.missing is None and not args.noisy_views:
+        raise DataError("give --noisy-views (noise experiment) or --missing (amputation)")
     ds, file_index = _selected(load_data(args), args.views)
-    noisy = _noisy_views(args.noisy_views, ds, file_index)
     k = args.n_clusters or ds.n_classes
     if k is None:
         raise ParamError("the data has no labels: give --n-clusters")
-    plan = Robustness(
-        method_params(list(dict.fromkeys(args.method)), k),
-        _levels(args.levels),
-        parse_seeds(args.seeds),
-        noisy,
-        list(ds.view_names),
-    )
-    sys.stderr.write("noisy views: " + ", ".join(ds.view_names[v] for v in noisy) + "\n")
+    methods = method_params(list(dict.fromkeys(args.method)), k)
+    seeds = parse_seeds(args.seeds)
+    if args.missing is not None:
+        rates = _levels(args.missing, "--missing")
+        plan = Amputation(methods, rates, seeds, [], list(ds.view_names), fill=args.fill)
+        runner: Callable[..., Any] = run_amputation
+        for m in plan.method_names():
+            sys.stderr.write(f"{m}: {handling(m, args.fill)}\n")
+    else:
+        noisy = _noisy_views(args.noisy_views, ds, file_index)
+        plan = Robustness(methods, _levels(args.levels), seeds, noisy, list(ds.view_names))
+        runner = functools.partial(run_robustness, fraction=args.fraction, scale=args.noise_scale)
+        sys.stderr.write("noisy views: " + ", ".join(ds.view_names[v] for v in noisy) + "\n")
     backend = _backend(args)
 
     def run(on_row: _Progress) -> None:
-        run_robustness(
+        runner(
             plan,
             ds.views,
             ds.labels,
             preprocessing=_preprocessing(args),
-            fraction=args.fraction,
-            scale=args.noise_scale,
             n_jobs=args.n_jobs,
             backend=backend,
             on_row=on_row,
@@ -303,11 +327,15 @@ def _print_robustness(plan: Robustness, out: TextIO) -> None:
     score = "acc" if plan.labels_known else "ari_vs_clean"
     weights = plan.weight_summary()
     noisy = [plan.view_names[v] for v in plan.noisy_views]
-    out.write(f"{score} (mean ± std over seeds); weights of the noisy views {', '.join(noisy)}\n")
+    if isinstance(plan, Amputation):
+        out.write(f"{score} (mean ± std over seeds) against the share of samples missing views\n")
+    else:
+        out.write(f"{score} (mean ± std over seeds); weights of the noisy views ")
+        out.write(", ".join(noisy) + "\n")
     for method, (levels, mean, std) in plan.summary(score).items():
         for i, level in enumerate(levels):
             line = f"  {method:<14} level {level:<6g} {score} {mean[i]:.4f} ± {std[i]:.4f}"
-            if weights[method] is not None:
+            if weights[method] is not None and plan.noisy_views:
                 w = weights[method][i, plan.noisy_views]
                 line += "  weights " + " ".join(f"{x:.3f}" for x in w)
             out.write(line + "\n")

@@ -18,15 +18,19 @@ from typing import TextIO
 
 import numpy as np
 
-from core.cli.data_args import add_data_args, load_data, select_views
+from core.cli.data_args import add_data_args, add_table_args, load_data, select_views
 from core.cli.experiments import add_experiment_parsers, run_experiment
 from core.cli.params import add_param_flags, collect_params
+from core.cli.predict import add_predict_parser, cmd_predict
 from core.cli.tune import add_tune_parser, cmd_tune
 from core.data.dataset import DataError, MultiViewDataset
-from core.data.preprocessing import preprocess
+from core.data.preprocessing import AUTO_RULES, preprocess
+from core.experiments.amputation import fill_missing
 from core.methods import REGISTRY
 from core.methods.base import IterationState, normalized_weights
 from core.methods.params import ParamError
+from core.records.prediction_file import PredictionModel, write_prediction
+from core.records.profiles_table import cluster_profiles, feature_names_of, write_profiles_csv
 from core.records.report import check_report_path, write_report
 from core.records.runs import RunResult, write_labels_csv, write_run_json
 
@@ -86,15 +90,39 @@ def _print_info(ds: MultiViewDataset, out: TextIO) -> None:
             f"{name}: {c}" for name, c in zip(ds.class_names, s["class_counts"], strict=False)
         )
         out.write(f"  labels{f' ({var})' if var else ''}: {ds.n_classes} classes ({counts})\n")
+    _print_alignment(ds, s, out)
     problems = list(ds.warnings)
     for i, row in enumerate(s["views"]):
-        if row["zero_rows"]:
+        absent = 0 if ds.observed is None else int(np.count_nonzero(~ds.observed[:, i]))
+        if row["zero_rows"] > absent:  # rows of missing views are zeros by design
             problems.append(
-                f"view {i + 1} has {row['zero_rows']} all-zero rows (those samples carry no "
-                "information in this view)"
+                f"view {i + 1} has {row['zero_rows'] - absent} all-zero rows (those samples "
+                "carry no information in this view)"
             )
     for p in problems:
         out.write(f"  note: {p}\n")
+
+
+def _print_alignment(ds: MultiViewDataset, s: dict, out: TextIO) -> None:
+    """Ids per view and shared, missing views, metadata columns (data with sample ids)."""
+    counts = ds.meta.get("ids_per_view")
+    if counts:
+        per = ", ".join(f"{c['view']}: {c['ids']}" for c in counts)
+        out.write(
+            f"  sample ids: {ds.n_samples} in all; per view {per}; in every view: "
+            f"{s['complete_samples']}\n"
+        )
+    elif ds.sample_ids is not None:
+        out.write(f"  sample ids: {ds.n_samples} (first {', '.join(ds.ids[:3].tolist())})\n")
+    if s["observed_per_view"] is not None:
+        miss = ", ".join(
+            f"{name}: {ds.n_samples - k}"
+            for name, k in zip(ds.view_names, s["observed_per_view"], strict=True)
+        )
+        out.write(f"  missing views (rows stored as zeros, marked unobserved): {miss}\n")
+    if ds.metadata:
+        cols = ", ".join(f"{k} ({v})" for k, v in s["metadata_columns"].items())
+        out.write(f"  metadata: {cols}\n")
 
 
 def cmd_info(args: argparse.Namespace) -> int:
@@ -122,22 +150,43 @@ def cmd_run(full: argparse.Namespace) -> int:
     cls = REGISTRY[full.method]
     if full.html:
         check_report_path(full.html)  # refuse a bad path before a long run, not after
+    if full.write_back and full.write_back in (full.file, getattr(full, "meta", None)):
+        raise DataError(f"--write-back {full.write_back}: choose a new file, not the input")
     loaded = load_data(full)  # all views: the HTML report lists the ones left out too
     ds = select_views(loaded, full.views)
     params = collect_params(full, cls.param_spec)
     if "n_clusters" not in params:  # unlabelled data: estimated, and said so
         params["n_clusters"] = ds.n_classes or "auto"
     solver = cls.from_params(params)
+    if not ds.complete and not cls.supports_incomplete:
+        missing = int(np.count_nonzero(~ds.observed.all(axis=1)))
+        raise DataError(
+            f"{cls.__name__} needs every view of every sample, but {missing} sample(s) miss a "
+            "view: use --align shared (keep the samples every view has), or a method that "
+            "handles incomplete views"
+        )
     pp = full.preprocess.split(",") if "," in full.preprocess else full.preprocess
-    views, chosen = preprocess(ds.views, pp)
+    if ds.observed is not None:  # missing rows are never read: fill them so that they do not
+        # shift preprocessing statistics (z-score means) away from the observed samples
+        views, chosen = preprocess(
+            fill_missing(ds.views, ds.observed, "mean"), pp, cls.auto_preprocessing
+        )
+    else:
+        views, chosen = preprocess(ds.views, pp, cls.auto_preprocessing)
     err = sys.stderr
+    for note in ds.warnings:  # what loading repaired, imputed or left out: never silent
+        err.write(f"note: {note}\n")
+    if "auto" in pp:
+        rule = AUTO_RULES[cls.auto_preprocessing][1]
+        err.write(f"auto preprocessing for {full.method}: {rule}\n")
     for name, how in zip(ds.view_names, chosen, strict=True):
         err.write(f"preprocessing {name}: {how}\n")
     show = ProgressPrinter(err, quiet=full.quiet)
     t0 = time.perf_counter()
-    for state in solver.iterate(views):
+    for state in solver.iterate(views, ds.observed):
         show(state)
     total = time.perf_counter() - t0
+    _print_resolved(solver, err)
     result = RunResult.from_solver(
         solver,
         true_labels=ds.labels,
@@ -145,18 +194,65 @@ def cmd_run(full: argparse.Namespace) -> int:
         preprocessing=chosen,
         dataset={"name": ds.name, "source": ds.source, "n_samples": ds.n_samples, "dims": ds.dims},
         total_seconds=total,
+        sample_ids=None if ds.sample_ids is None else ds.ids.tolist(),
+        class_names=ds.class_names,
     )
     _print_summary(result, solver, sys.stdout)
     if full.out:
-        write_labels_csv(full.out, result.labels, ds.labels)
+        write_labels_csv(full.out, result.labels, ds.labels, ds.ids.tolist(), ds.class_names)
         sys.stdout.write(f"labels written to {full.out}\n")
+    if full.write_back:
+        target = _write_back(full, ds, result)
+        sys.stdout.write(f"clusters added as column 'mvc_cluster' in {target}\n")
     if full.report:
         write_run_json(full.report, result)
         sys.stdout.write(f"run record written to {full.report}\n")
+        if getattr(solver, "assigner_", None) is not None:  # for `mvc predict`
+            used = [int(t) - 1 for t in full.views.split(",")] if full.views else None
+            idx = used or list(range(ds.n_views))
+            write_prediction(
+                full.report, PredictionModel.from_solver(solver, ds.views, chosen, idx)
+            )
+    if full.profile:
+        rows, _ = cluster_profiles(
+            ds.views, result.labels, ds.view_names,
+            [feature_names_of(ds, v, x.shape[1]) for v, x in enumerate(ds.views)],
+        )  # fmt: skip
+        write_profiles_csv(full.profile, rows)
+        sys.stdout.write(f"cluster profiles written to {full.profile}\n")
     if full.html:
         write_report(full.html, result, loaded.summary())
         sys.stdout.write(f"HTML report written to {full.html}\n")
     return 0
+
+
+def _write_back(args: argparse.Namespace, ds: MultiViewDataset, result: RunResult):
+    from core.records.write_back import write_back
+
+    source = getattr(args, "meta", None) or args.file
+    if not source or not (
+        getattr(args, "meta", None) or str(source).lower().endswith((".h5ad", ".h5mu"))
+    ):
+        raise DataError("--write-back needs --meta TABLE, or an .h5ad/.h5mu data file")
+    return write_back(source, args.write_back, ds.ids.tolist(), result.labels,
+                      id_column=getattr(args, "id_column", None))  # fmt: skip
+
+
+def _print_resolved(solver: object, out: TextIO) -> None:
+    """The values automatic parameters took for this data (docs/defaults.md)."""
+    auto = {
+        k: v
+        for k, v in getattr(solver, "resolved_params_", {}).items()
+        if getattr(solver, k, None) is None and v is not None
+    }
+    if auto:
+        out.write(
+            "automatic parameters: "
+            + ", ".join(
+                f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in auto.items()
+            )
+            + "\n"
+        )
 
 
 def _print_summary(result: RunResult, solver: object, out: TextIO) -> None:
@@ -194,6 +290,7 @@ def build_parser(method: str | None = None) -> argparse.ArgumentParser:
     info.add_argument("file", nargs="?")
     info.add_argument("--demo", nargs="?", const="handwritten", default=None)
     info.add_argument("--json", action="store_true", help="machine-readable output")
+    add_table_args(info)
     info.add_argument(
         "--no-isolate",
         dest="isolate",
@@ -202,13 +299,25 @@ def build_parser(method: str | None = None) -> argparse.ArgumentParser:
         "damaged file cannot crash the command)",
     )
     sub.add_parser("methods", help="list the methods and their parameters")
+    add_predict_parser(sub)
     run = sub.add_parser("run", help="cluster a file with one method")
     run.add_argument("--method", required=True, choices=sorted(REGISTRY))
     add_data_args(run)
-    run.add_argument("--out", help="write the labels CSV here (sample, cluster, true_label)")
+    run.add_argument("--out", help="write the labels CSV here (sample_id, cluster[, truth])")
+    run.add_argument(
+        "--write-back",
+        metavar="NEW_PATH",
+        help="also write the clusters as a new column of the metadata table (--meta), or of "
+        "obs in a copy of the .h5ad/.h5mu input, to NEW_PATH (the input is never modified)",
+    )
     run.add_argument("--report", help="write the JSON run record here")
     run.add_argument("--html", help="write an HTML report of the run here (self-contained)")
     run.add_argument("--quiet", action="store_true", help="no progress output")
+    run.add_argument(
+        "--profile",
+        help="write the cluster profiles here: per view and cluster the features that set it "
+        "apart (effect size, Mann-Whitney test, BH q-values), CSV",
+    )
     if method:
         cls = REGISTRY[method]
         add_param_flags(run, cls.param_spec, cls.title)
@@ -230,6 +339,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_methods(args)
         if args.command in ("sweep", "robustness"):
             return run_experiment(args)
+        if args.command == "predict":
+            return cmd_predict(args)
         if args.command == "tune":
             return cmd_tune(args)
         return cmd_run(args)

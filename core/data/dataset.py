@@ -42,14 +42,21 @@ def _class_name(value: object) -> str:
     return str(value)
 
 
-def _as_view(x: object, index: int, copy: bool) -> View:
+def _is_block_source(x: object) -> bool:
+    # core.data.blocks.RowBlockSource (duck-typed: blocks imports this module)
+    return callable(getattr(x, "blocks", None)) and hasattr(x, "shape")
+
+
+def _as_view(x: object, index: int, copy: bool, dtype: type = np.float64) -> View:
+    if _is_block_source(x):
+        return x  # type: ignore[return-value]  # read in row blocks, checked block by block
     if sp.issparse(x):
-        out = sp.csr_matrix(x, dtype=np.float64, copy=copy)
+        out = sp.csr_matrix(x, dtype=dtype, copy=copy)
         if not out.has_canonical_format:
             out = out.copy()  # it may share arrays with the caller's matrix: never reorder those
             out.sum_duplicates()
         return out
-    arr = np.array(x, dtype=np.float64, copy=True if copy else None)
+    arr = np.array(x, dtype=dtype, copy=True if copy else None)
     if arr.ndim == 1:
         arr = arr[:, None]
     if arr.ndim != 2:
@@ -58,6 +65,8 @@ def _as_view(x: object, index: int, copy: bool) -> View:
 
 
 def _finite_problem(view: View, index: int) -> str | None:
+    if _is_block_source(view):
+        return None  # each block is checked as it is read
     data = view.data if sp.issparse(view) else view
     bad = ~np.isfinite(data)
     if not bad.any():
@@ -76,9 +85,14 @@ def _finite_problem(view: View, index: int) -> str | None:
 
 
 def check_views(
-    views: Sequence[object], n_clusters: int | None = None, *, copy: bool = False
+    views: Sequence[object],
+    n_clusters: int | None = None,
+    *,
+    copy: bool = False,
+    dtype: type = np.float64,
 ) -> list[View]:
-    """Validate views and return them as float64 (dense C-contiguous or sorted CSR).
+    """Validate views and return them as ``dtype`` (float64 by default; float32 for the anchor
+    methods' float32 path), dense C-contiguous or sorted CSR.
 
     Raises :class:`DataError` with a specific message for: no views, a non-2-D view, an
     empty view, different sample counts, NaN/Inf (with the first position), a single
@@ -88,7 +102,7 @@ def check_views(
         views = views.views
     if views is None or len(views) == 0:
         raise DataError("no views given: a multi-view dataset needs at least one view")
-    out = [_as_view(v, i, copy) for i, v in enumerate(views)]
+    out = [_as_view(v, i, copy, dtype) for i, v in enumerate(views)]
     counts = [v.shape[0] for v in out]
     if len(set(counts)) > 1:
         detail = ", ".join(f"view {i + 1}: {c}" for i, c in enumerate(counts))
@@ -232,6 +246,45 @@ class MultiViewDataset:
             observed=observed,
         )
 
+    def metadata_columns(self) -> dict[str, str]:
+        """Metadata column name -> kind: ``"numeric"``, or ``"categorical"`` (text, or a number
+        column with few distinct values: usable as reference labels or colours)."""
+        kinds = {}
+        for key, column in self.metadata.items():
+            values = np.asarray(column)
+            if values.dtype.kind in "US":
+                kinds[key] = "categorical"
+            else:
+                finite = values[np.isfinite(values)]
+                few = np.unique(finite).size <= min(20, max(2, self.n_samples // 2))
+                integral = bool(np.all(finite == np.round(finite)))
+                kinds[key] = "categorical" if few and integral else "numeric"
+        return kinds
+
+    def metadata_column(self, key: str) -> np.ndarray:
+        """One metadata column, one value per sample in dataset order (NaN or "" when the
+        metadata has no value for a sample)."""
+        if key not in self.metadata:
+            have = ", ".join(repr(k) for k in self.metadata) or "none"
+            raise DataError(f"no metadata column {key!r} (columns: {have})")
+        return np.asarray(self.metadata[key])
+
+    def with_reference_labels(self, key: str | None) -> MultiViewDataset:
+        """The dataset with a metadata column as its reference labels (None: no labels)."""
+        if key is None:
+            return replace(self, labels=None, class_names=[])
+        values = self.metadata_column(key)
+        missing = values == "" if values.dtype.kind in "US" else ~np.isfinite(values)
+        if missing.any():
+            first = str(self.ids[np.flatnonzero(missing)[0]])
+            raise DataError(
+                f"column {key!r} has no value for {int(missing.sum())} sample(s) (first: id "
+                f"{first!r}): the reference labels must cover every sample"
+            )
+        codes, names = encode_labels(values)
+        meta = {**self.meta, "label_variable": key}
+        return replace(self, labels=codes, class_names=names, meta=meta)
+
     def summary(self) -> dict[str, object]:
         """Per-view facts for `mvc info` and the dataset panel."""
         rows = []
@@ -249,6 +302,14 @@ class MultiViewDataset:
             "class_counts": counts,
             "warnings": list(self.warnings),
             "meta": dict(self.meta),
+            "ids": "own" if self.sample_ids is not None else "1..n",
+            "observed_per_view": None
+            if self.observed is None
+            else self.observed.sum(axis=0).astype(int).tolist(),
+            "complete_samples": self.n_samples
+            if self.observed is None
+            else int(self.observed.all(axis=1).sum()),
+            "metadata_columns": self.metadata_columns(),
         }
 
 

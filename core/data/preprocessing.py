@@ -16,6 +16,18 @@ Measured with FMDC, mean ACC over 10 seeds (docs/preprocessing.md): WebKB 0.96 w
 0.78 with z-score; MSRC-v1 0.86 with l2 against 0.77; Handwritten 0.966 with this per-view
 choice (l2 on pix/fou/fac, z-score on zer/kar/mor) against 0.946 all-zscore and 0.924 all-l2.
 
+``auto`` above is the ``general`` rule. A method may ask for another rule, declaring the
+preprocessing its derivation (and its authors' code) assumes; the method passes the rule name
+down (this module knows nothing of methods). Rules (``AUTO_RULES``):
+
+* ``general``: as above (FMDC's measurements);
+* ``zscore``: every view z-scored per feature (MVSC-HFD: the authors' ``mapstd``);
+* ``raw_counts``: sparse views and dense count views (non-negative integers, density < 0.5)
+  as stored (ALPC: the authors feed raw term counts; its stopping rule is calibrated on the raw
+  energy), other dense views z-scored (large raw values stall ALPC after 3 iterations);
+* ``tfidf_text``: count views get ``tfidf``, other sparse non-negative views ``l2`` (RG-MVC: a
+  cosine kernel on tf-idf text, the setting its text results need), dense views as ``general``.
+
 Sparse views asked for ``zscore`` are scaled to unit variance without centring (centring
 would densify them); the returned name says so. Inputs are never modified.
 """
@@ -29,7 +41,14 @@ import scipy.sparse as sp
 
 from core.data.dataset import DataError, View
 
-__all__ = ["PREPROCESSORS", "choose_auto", "preprocess", "preprocess_view"]
+__all__ = [
+    "AUTO_RULES",
+    "PREPROCESSORS",
+    "choose_auto",
+    "is_count_view",
+    "preprocess",
+    "preprocess_view",
+]
 
 PREPROCESSORS = ("auto", "none", "zscore", "minmax", "maxscale", "l2", "tfidf")
 _TINY = 1e-12
@@ -48,8 +67,15 @@ def feature_scale_spread(x: np.ndarray) -> float:
     return float(hi / lo)
 
 
-def choose_auto(x: View) -> str:
-    """The method ``auto`` picks for one view (see the module docstring)."""
+def is_count_view(x: View) -> bool:
+    """Non-negative integer values, sparse or mostly zeros (density < 0.5): counts, words."""
+    data = x.data if sp.issparse(x) else x
+    if data.size == 0 or data.min() < 0 or not np.all(np.mod(data, 1) == 0):
+        return False
+    return sp.issparse(x) or np.count_nonzero(x) / max(x.size, 1) < 0.5
+
+
+def _general(x: View) -> str:
     if sp.issparse(x):
         return "l2"
     if x.min() < 0:
@@ -58,6 +84,34 @@ def choose_auto(x: View) -> str:
     if density < 0.5 or feature_scale_spread(x) <= SCALE_SPREAD_LIMIT:
         return "l2"
     return "zscore"
+
+
+def _raw_counts(x: View) -> str:
+    return "none" if sp.issparse(x) or is_count_view(x) else "zscore"
+
+
+def _tfidf_text(x: View) -> str:
+    if is_count_view(x):
+        return "tfidf"
+    if sp.issparse(x) and (x.data.size == 0 or x.data.min() >= 0):
+        return "l2"
+    return _general(x)
+
+
+#: rule name -> (chooser, one-line description shown to users)
+AUTO_RULES = {
+    "general": (_general, "l2 for counts/histograms/sparse, z-score for mixed-scale features"),
+    "zscore": (lambda x: "zscore", "z-score every feature (the authors' mapstd)"),
+    "raw_counts": (_raw_counts, "raw counts as stored, z-score for dense real features"),
+    "tfidf_text": (_tfidf_text, "tf-idf for count views, l2 for sparse, else general"),
+}
+
+
+def choose_auto(x: View, rule: str = "general") -> str:
+    """The method ``auto`` picks for one view under ``rule`` (see the module docstring)."""
+    if rule not in AUTO_RULES:
+        raise DataError(f"unknown auto preprocessing rule {rule!r}; choose from {list(AUTO_RULES)}")
+    return AUTO_RULES[rule][0](x)
 
 
 def _l2_rows(x: View) -> View:
@@ -129,12 +183,15 @@ def _tfidf(x: View) -> tuple[View, str]:
     return _l2_rows(weighted), "tfidf"
 
 
-def preprocess_view(x: View, method: str) -> tuple[View, str]:
-    """Apply one method to one view; returns the new view and the name of what was done."""
+def preprocess_view(x: View, method: str, auto_rule: str = "general") -> tuple[View, str]:
+    """Apply one method to one view; returns the new view and the name of what was done.
+
+    ``auto_rule`` is the rule ``auto`` follows (``AUTO_RULES``; a method declares its own).
+    """
     if method not in PREPROCESSORS:
         raise DataError(f"unknown preprocessing {method!r}; choose from {PREPROCESSORS}")
     if method == "auto":
-        method = choose_auto(x)
+        method = choose_auto(x, auto_rule)
         out, name = preprocess_view(x, method)
         return out, f"auto: {name}"
     if method == "none":
@@ -144,11 +201,14 @@ def preprocess_view(x: View, method: str) -> tuple[View, str]:
     return {"zscore": _zscore, "minmax": _minmax, "maxscale": _maxscale, "tfidf": _tfidf}[method](x)
 
 
-def preprocess(views: Sequence[View], methods: str | Sequence[str]) -> tuple[list[View], list[str]]:
-    """Preprocess each view; ``methods`` is one name for all views or one per view."""
+def preprocess(
+    views: Sequence[View], methods: str | Sequence[str], auto_rule: str = "general"
+) -> tuple[list[View], list[str]]:
+    """Preprocess each view; ``methods`` is one name for all views or one per view;
+    ``auto`` follows ``auto_rule`` (the chosen method's ``auto_preprocessing``)."""
     if isinstance(methods, str):
         methods = [methods] * len(views)
     if len(methods) != len(views):
         raise DataError(f"{len(methods)} preprocessing choices for {len(views)} views")
-    out = [preprocess_view(x, m) for x, m in zip(views, methods, strict=True)]
+    out = [preprocess_view(x, m, auto_rule) for x, m in zip(views, methods, strict=True)]
     return [o[0] for o in out], [o[1] for o in out]

@@ -34,6 +34,8 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+import numpy as np
+
 import core.numerics.jit.config  # noqa: F401  (numba's threading layer and cache folder first)
 
 __all__ = ["CancelCheck", "CancelFlag", "Cancelled", "Outcome", "fit_cancellable", "run_batch"]
@@ -84,9 +86,15 @@ class Cancelled(Exception):
     """Raised inside a job when the batch was cancelled."""
 
 
-def fit_cancellable(solver: Any, views: Sequence[object], cancelled: Callable[[], bool]) -> Any:
-    """``solver.fit(views)``, checking ``cancelled()`` between states (raises Cancelled)."""
-    gen = solver.iterate(views)
+def fit_cancellable(
+    solver: Any,
+    views: Sequence[object],
+    cancelled: Callable[[], bool],
+    observed: np.ndarray | None = None,
+) -> Any:
+    """``solver.fit(views, observed=observed)``, checking ``cancelled()`` between states
+    (raises Cancelled)."""
+    gen = solver.iterate(views, observed)
     try:
         for _ in gen:
             if cancelled():

@@ -83,12 +83,13 @@ def fit_and_score(
     views: Sequence[object],
     true_labels: np.ndarray | None,
     cancelled: Callable[[], bool],
+    observed: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """One job of a sweep or robustness experiment, in a worker: fit (cancellable), then the
     scores, time, iterations and normalised view weights (None for methods without them).
     ``labels`` (int32) is included for the plan's seed-to-seed comparisons."""
     t0 = time.perf_counter()
-    fit_cancellable(solver, views, cancelled)
+    fit_cancellable(solver, views, cancelled, observed)
     seconds = time.perf_counter() - t0
     labels = np.asarray(solver.labels_)
     weights = getattr(solver, "view_weights_", None)

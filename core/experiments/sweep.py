@@ -156,8 +156,9 @@ def default_values(p: Param, count: int = 5) -> list[Any]:
     lo = -math.inf if p.low is None else p.low
     hi = math.inf if p.high is None else p.high
     half = count // 2
+    centre = p.default if p.default is not None else p.typical
     if p.kind == "int":
-        base = p.default if p.default is not None else int(np.clip(64, lo, hi))
+        base = centre if centre is not None else int(np.clip(64, lo, hi))
         if p.log:
             vals = [base * 2.0**k for k in range(-half, half + 1)]
         else:
@@ -167,7 +168,7 @@ def default_values(p: Param, count: int = 5) -> list[Any]:
         return list(dict.fromkeys(vals)) or [base]
     if p.log and lo > 0 and hi < math.inf and math.log10(hi / lo) <= 4:
         return [float(f"{v:.4g}") for v in np.geomspace(lo, hi, count)]
-    base = p.default if p.default not in (None, 0) else (1.0 if hi >= 1 >= lo else lo)
+    base = centre if centre not in (None, 0) else (1.0 if hi >= 1 >= lo else lo)
     if p.log:
         vals = [base * 10.0**k for k in range(-half, half + 1)]
     elif lo > -math.inf and hi < math.inf:

@@ -20,10 +20,14 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin
 
 from core.data.dataset import DataError, View, check_observed, check_views
+from core.methods.docstrings import add_sections
 from core.methods.params import Param, ParamError, ParamSpec
+from core.numerics.assign import AnchorAssigner, anchor_votes, sample_reference
+from core.numerics.precision import DTYPES, resolve_dtype
 
 __all__ = [
     "COMMON_PARAMS",
+    "DTYPE_PARAM",
     "REGISTRY",
     "BaseSolver",
     "FitResult",
@@ -218,6 +222,19 @@ COMMON_PARAMS = ParamSpec(
     ),
 )
 
+DTYPE_PARAM = ParamSpec(
+    Param(
+        "dtype",
+        "choice",
+        "auto",
+        "Precision of the passes over the data: float32 halves the memory and speeds up the "
+        "products with the data (small solves stay float64). Automatic: the data's own "
+        "precision (float32 data are never copied to float64).",
+        choices=DTYPES,
+        advanced=True,
+    ),
+)
+
 REGISTRY: dict[str, type[BaseSolver]] = {}
 
 
@@ -243,6 +260,16 @@ class BaseSolver(ClusterMixin, BaseEstimator):
     objective_decreases: ClassVar[bool] = True
     #: True when the method implements ``_run_incomplete``: samples missing from some views
     supports_incomplete: ClassVar[bool] = False
+    #: fitted attributes of this method beyond the common ones: name -> "type: meaning"
+    own_attributes: ClassVar[dict[str, str]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "__doc__" in vars(cls) and cls.__doc__:  # help(FMDC) lists parameters and attributes
+            cls.__doc__ = add_sections(cls.__doc__, cls.param_spec, cls.own_attributes)
+
+    #: the rule ``auto`` preprocessing follows for this method (core.data.preprocessing.AUTO_RULES)
+    auto_preprocessing: ClassVar[str] = "general"
 
     _fitted_names = (
         "labels_",
@@ -268,6 +295,31 @@ class BaseSolver(ClusterMixin, BaseEstimator):
         """Like ``_run`` when some samples miss some views (``observed[i, v]`` False: row i of
         view v holds no data). Only methods with ``supports_incomplete`` implement it."""
         raise NotImplementedError
+
+    def resolve_defaults(
+        self, n: int, c: int, dims: Sequence[int], density: Sequence[float]
+    ) -> dict[str, Any]:
+        """Values for the parameters left automatic (None), from the data's shape: n samples,
+        c clusters, view dimensions and the share of non-zeros per view (docs/defaults.md).
+        Explicit values are never passed here; return only the parameters this method sizes."""
+        return {}
+
+    def resolved(self, name: str) -> Any:
+        """A parameter's value for this fit: the explicit value, else the resolved default."""
+        value = getattr(self, name)
+        if value is None:
+            return getattr(self, "resolved_params_", {}).get(name)
+        return value
+
+    def _resolve_params(self, views: list[View]) -> dict[str, Any]:
+        n, dims = views[0].shape[0], [x.shape[1] for x in views]
+        density = [
+            (x.nnz if sp.issparse(x) else np.count_nonzero(x)) / max(x.shape[0] * x.shape[1], 1)
+            for x in views
+        ]
+        auto = self.resolve_defaults(n, self.n_clusters, dims, density)
+        params = self.get_params()
+        return {k: (auto.get(k) if v is None and k in auto else v) for k, v in params.items()}
 
     def _check_input(self, views: list[View]) -> None:
         """Data-dependent checks (e.g. anchors <= n); raise DataError or ParamError."""
@@ -297,7 +349,8 @@ class BaseSolver(ClusterMixin, BaseEstimator):
         self._clear_fitted()
         self.validated_params()
         auto = self.n_clusters == "auto"
-        xs = check_views(views, None if auto else self.n_clusters)
+        dtype = resolve_dtype(getattr(self, "dtype", "float64"), _raw_views(views))
+        xs = check_views(views, None if auto else self.n_clusters, dtype=dtype)
         mask = None if observed is None else check_observed(observed, xs[0].shape[0], len(xs))
         if mask is not None and mask.all():
             mask = None
@@ -322,6 +375,7 @@ class BaseSolver(ClusterMixin, BaseEstimator):
                 self.n_clusters = estimate.k
                 msg = f"estimated {estimate.k} clusters (runner-up {estimate.runner_up})"
                 yield rep.stage("init", 0.0, msg)
+            self.resolved_params_ = self._resolve_params(xs)  # after k is known
             self._check_input(xs)
             run = self._run(xs, rep) if mask is None else self._run_incomplete(xs, mask, rep)
             result = yield from run
@@ -332,6 +386,8 @@ class BaseSolver(ClusterMixin, BaseEstimator):
         self._set_fitted(result, rep)
         self.n_clusters_ = int(estimate.k) if estimate else int(self.n_clusters)
         self.n_clusters_estimate_ = estimate.to_dict() if estimate else None
+        if mask is None:  # new samples are assigned through an anchor graph (``predict``)
+            self.assigner_ = prediction_reference(self, xs)
         yield IterationState(
             stage="done",
             iteration=result.n_iter,
@@ -371,6 +427,22 @@ class BaseSolver(ClusterMixin, BaseEstimator):
             pass
         return self
 
+    def predict(self, views: Sequence[object]) -> np.ndarray:
+        """Clusters of new samples (views preprocessed like the fitted ones), through the
+        fitted anchor graph: see :func:`prediction_reference` for what each method uses."""
+        assigner = getattr(self, "assigner_", None)
+        if assigner is None:
+            raise DataError(
+                f"{type(self).__name__} is not fitted (or was fitted on incomplete views): "
+                "fit it before predicting"
+            )
+        xs = check_views(views)
+        if len(xs) != len(self.n_features_in_):
+            raise DataError(
+                f"the new data has {len(xs)} views; the run used {len(self.n_features_in_)}"
+            )
+        return assigner.predict(xs)
+
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> BaseSolver:
         """Build a solver from a (partial) parameter dict, validating it."""
@@ -378,6 +450,100 @@ class BaseSolver(ClusterMixin, BaseEstimator):
         obj = cls(**merged)
         obj.validated_params()
         return obj
+
+
+def _raw_views(views: object) -> Sequence[object]:
+    views = getattr(views, "views", views)
+    return [] if views is None else views
+
+
+#: fitted samples kept per cluster as reference points when a method has no anchors in
+#: feature space (MVSC-HFD's anchors live in its latent space, RG-MVC and k-means have none)
+REFERENCE_PER_CLUSTER = 200
+
+
+def prediction_reference(solver: BaseSolver, views: list[View]) -> AnchorAssigner:
+    """The reference points ``predict`` ties new samples to, from a fitted solver.
+
+    Candidates: (a) the method's anchors when they are points of the feature space, one
+    (m x d_v) array per view (FMDC, the single-view baseline; ALPC's learned anchors) or
+    anchor sample indices (DTLL), each labelled by the vote of the samples tied to it in
+    the run's anchor graph; (b) up to ``REFERENCE_PER_CLUSTER`` fitted samples per cluster
+    with their labels (always available: MVSC-HFD's anchors live in its latent space,
+    RG-MVC and k-means keep none). The candidate that best reproduces the run's own labels
+    on fitted samples outside the reference wins (ALPC's anchors are an orthonormal basis,
+    not data points, so (b) wins there). Views count by the run's view weights when it
+    learned them, else equally.
+    """
+    labels, c = solver.labels_, int(solver.n_clusters_)
+    dims = [x.shape[1] for x in views]
+    solver.n_features_in_ = dims
+    weights = solver.view_weights_
+    rng = np.random.default_rng(0)
+    # at most half of an average cluster, so that fitted samples outside the reference
+    # remain to compare the candidates on
+    per = min(REFERENCE_PER_CLUSTER, max(5, labels.size // (2 * c)))
+    rows = sample_reference(labels, per, rng)
+    idx = list(range(len(views)))
+    candidates = [
+        AnchorAssigner(
+            [x[rows] for x in views],
+            [labels[rows]] * len(idx),
+            idx,
+            _view_shares(weights, idx),
+            c,
+            source=f"up to {per} fitted samples per cluster, with their labels",
+        )
+    ]
+    if (own := _own_anchors(solver, views)) is not None:
+        candidates.insert(0, own)
+    if len(candidates) == 1:
+        return candidates[0]
+    rest = np.setdiff1d(np.arange(labels.size), rows)
+    check = rest if rest.size <= 2000 else rng.choice(rest, 2000, replace=False)
+    if check.size == 0:
+        return candidates[0]
+    sub = [x[check] for x in views]
+    agree = [float(np.mean(a.predict(sub) == labels[check])) for a in candidates]
+    best = candidates[int(np.argmax(agree))]
+    best.source += f" (reproduces {max(agree):.1%} of the run's labels)"
+    return best
+
+
+def _own_anchors(solver: BaseSolver, views: list[View]) -> AnchorAssigner | None:
+    """The method's anchors as reference points, when they are feature-space points."""
+    anchors, graph = solver.anchors_, solver.anchor_graph_
+    if graph is None or graph.shape[0] != views[0].shape[0]:
+        return None
+    if isinstance(anchors, np.ndarray) and anchors.ndim == 1 and anchors.dtype.kind in "iu":
+        anchors = [x[anchors] for x in views]  # anchor sample indices (DTLL)
+    if not isinstance(anchors, list) or any(
+        getattr(a, "ndim", 0) != 2 or a.shape[0] != graph.shape[1] for a in anchors
+    ):
+        return None
+    dims = [x.shape[1] for x in views]
+    weights = solver.view_weights_
+    if len(anchors) == len(views) and [a.shape[1] for a in anchors] == dims:
+        idx = list(range(len(views)))
+    elif len(anchors) == 1 and weights is not None:
+        idx = [int(np.argmax(weights))]  # one view's anchors: the view the method used
+        if anchors[0].shape[1] != dims[idx[0]]:
+            return None
+    else:
+        return None
+    votes = anchor_votes(graph, solver.labels_, int(solver.n_clusters_))
+    return AnchorAssigner(
+        list(anchors), [votes] * len(idx), idx, _view_shares(weights, idx),
+        int(solver.n_clusters_),
+        source="the method's anchors, labelled by their anchor-graph votes",
+    )  # fmt: skip
+
+
+def _view_shares(weights: np.ndarray | None, idx: list[int]) -> np.ndarray:
+    if weights is None or len(np.ravel(weights)) < max(idx) + 1:
+        return np.full(len(idx), 1.0 / len(idx))
+    w = normalized_weights(np.ravel(weights)[idx])
+    return w if w.sum() > 0 else np.full(len(idx), 1.0 / len(idx))
 
 
 def check_anchor_count(m: int, n: int, what: str = "n_anchors") -> None:

@@ -4,6 +4,7 @@ anchor spectral clustering on one view at a time."""
 from __future__ import annotations
 
 from collections.abc import Generator
+from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -112,6 +113,9 @@ class AnchorSpectralSingleView(BaseSolver):
     reference = (
         "Liu, He, Chang, Large graph construction for scalable semi-supervised learning, ICML 2010"
     )
+    own_attributes: ClassVar[dict[str, str]] = {
+        "embedding_": "ndarray (n, c): the row-normalised spectral embedding k-means ran on"
+    }
     param_spec = COMMON_PARAMS + ParamSpec(
         Param("view", "int", 1, "Which view to cluster (1-based).", low=1, high=1000),
         Param(

@@ -25,8 +25,10 @@ class Param:
 
     kind is ``"int"``, ``"float"``, ``"choice"``, ``"bool"`` or ``"seed"`` (int or None).
     ``low``/``high`` are inclusive bounds (None: unbounded); ``log`` asks for a log-scale
-    widget; ``allow_none`` lets ``None`` mean "automatic" (the help says what that does);
-    ``auto`` accepts the string ``"auto"``: estimated from the data when the solver runs.
+    widget; ``allow_none`` lets ``None`` mean "automatic" (the help says what that does;
+    the solver's ``resolve_defaults`` sizes it from the data); ``typical`` centres value
+    grids when the default is automatic; ``auto`` accepts the string ``"auto"``: estimated
+    from the data when the solver runs (the number of clusters).
     """
 
     name: str
@@ -40,6 +42,8 @@ class Param:
     allow_none: bool = False
     advanced: bool = False
     label: str = ""
+    #: a representative value for grids when the default is automatic (None)
+    typical: Any = None
     auto: bool = False
 
     @property

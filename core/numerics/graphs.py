@@ -32,9 +32,11 @@ def block_rows(n: int, m: int, budget_bytes: int = 64 << 20) -> int:
 
 
 def row_sq_norms(x: View) -> np.ndarray:
+    """Squared row norms, float64 (accumulated in float64 for float32 data)."""
+    acc = None if x.dtype == np.float64 else np.float64
     if sp.issparse(x):
-        return np.asarray(x.multiply(x).sum(axis=1)).ravel()
-    return np.einsum("ij,ij->i", x, x)
+        return np.asarray(x.multiply(x).sum(axis=1, dtype=acc)).ravel()
+    return np.einsum("ij,ij->i", x, x, dtype=acc)
 
 
 def _gram(x: View, u: np.ndarray) -> np.ndarray:
@@ -56,7 +58,8 @@ def pkn_anchor_graph_steps(
     k_eff = min(k, m - 1)
     if k_eff < k:
         log.warning("n_neighbors=%d clipped to %d (only %d anchors)", k, k_eff, m)
-    anchors = np.ascontiguousarray(anchors, dtype=np.float64)
+    # in the data's precision: float32 data give a float32 product (the graph stays float64)
+    anchors = np.ascontiguousarray(anchors, dtype=x.dtype)
     anchor_sq = row_sq_norms(anchors)
     row_sq = row_sq_norms(x)
     idx = np.empty((n, k_eff), dtype=np.int64)

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from core.data.atomic import atomic_write
+from core.data.preprocessing import AUTO_RULES
 from core.methods.base import normalized_weights
 from core.records.reproduce import plain, reproduce_command, solver_class, view_indices
 from core.records.runs import RunResult, package_versions
@@ -143,14 +144,23 @@ def _method_section(result: RunResult) -> str:
         value, p = result.params[name], spec.get(name)
         changed = p is not None and value != p.default
         mark = '<span class="badge changed">changed</span>' if changed else "default"
+        shown = escape(_fmt(value))
+        if value is None and result.resolved_params.get(name) is not None:
+            shown = f"automatic: {escape(_fmt(result.resolved_params[name]))}"
         rows.append(
             [
                 f"{escape(p.display if p else name)}<br><code>{escape(name)}</code>",
-                f"<b>{escape(_fmt(value))}</b>" if changed else escape(_fmt(value)),
+                f"<b>{shown}</b>" if changed else shown,
                 escape(_fmt(p.default)) if p else "?",
                 mark if p else "not in the table",
                 escape(p.help) if p else "",
             ]
+        )
+    if cls and any(p.startswith("auto") for p in result.preprocessing):
+        rule = AUTO_RULES.get(cls.auto_preprocessing, ("", ""))[1]
+        out.append(
+            f'<p class="note">Automatic preprocessing for this method: {escape(rule)} '
+            f"(rule <code>{escape(cls.auto_preprocessing)}</code>).</p>"
         )
     out.append("<h3>Parameters</h3>")
     out.append(html_table(["parameter", "value", "default", "", "meaning"], rows, "params"))

@@ -26,7 +26,10 @@ import numpy as np
 from core.data.atomic import atomic_write
 from core.numerics.metrics import all_metrics
 
-__all__ = ["RunResult", "package_versions", "write_labels_csv", "write_run_json"]
+__all__ = [
+    "RunResult", "labels_csv_text", "package_versions", "truth_names", "write_labels_csv",
+    "write_run_json",
+]  # fmt: skip
 
 _PACKAGES = ("mvc-studio", "numpy", "scipy", "numba", "scikit-learn", "h5py", "openTSNE")
 
@@ -79,6 +82,12 @@ class RunResult:
     timings: dict[str, float] = field(default_factory=dict)
     dataset: dict[str, Any] = field(default_factory=dict)
     preprocessing: list[str] = field(default_factory=list)
+    #: the samples' ids (the data's own: id column, obs_names), None when the data has none
+    sample_ids: list[str] | None = None
+    #: names of the reference classes (``true_labels`` are codes into it)
+    class_names: list[str] = field(default_factory=list)
+    #: parameter values used in the fit, automatic ones resolved from the data
+    resolved_params: dict[str, Any] = field(default_factory=dict)
     #: with n_clusters="auto": the estimate, runner-up and eigenvalue curve (else None)
     n_clusters_estimate: dict[str, Any] | None = None
     versions: dict[str, str] = field(default_factory=package_versions)
@@ -94,6 +103,8 @@ class RunResult:
         dataset: dict[str, Any] | None = None,
         preprocessing: Sequence[str] = (),
         total_seconds: float | None = None,
+        sample_ids: Sequence[str] | None = None,
+        class_names: Sequence[str] = (),
     ) -> RunResult:
         """Collect a fitted solver's results (metrics computed when labels are known)."""
         labels = np.asarray(solver.labels_, dtype=np.int64)
@@ -116,8 +127,18 @@ class RunResult:
             timings=timings,
             dataset=dict(dataset or {}),
             preprocessing=list(preprocessing),
+            sample_ids=None if sample_ids is None else [str(s) for s in sample_ids],
+            class_names=list(class_names),
+            resolved_params=dict(getattr(solver, "resolved_params_", {})),
             n_clusters_estimate=getattr(solver, "n_clusters_estimate_", None),
         )
+
+    @property
+    def ids(self) -> list[str]:
+        """The sample ids: the data's own, else "1".."n" (one-based row numbers)."""
+        if self.sample_ids is not None:
+            return list(self.sample_ids)
+        return [str(i) for i in range(1, self.labels.size + 1)]
 
     def to_json(self) -> str:
         record = asdict(self)
@@ -127,25 +148,49 @@ class RunResult:
         return json.dumps(_jsonable(record), indent=2)
 
 
-def labels_csv_text(labels: np.ndarray, true_labels: np.ndarray | None = None) -> str:
+def truth_names(true_labels: np.ndarray, class_names: Sequence[str] = ()) -> list[str]:
+    """Reference labels as the data names them (codes when there are no class names)."""
+    codes = np.asarray(true_labels).astype(np.int64)
+    if class_names and codes.size and codes.max() < len(class_names):
+        return np.asarray(list(class_names), dtype=object)[codes].tolist()
+    return [str(c) for c in codes.tolist()]
+
+
+def labels_csv_text(
+    labels: np.ndarray,
+    true_labels: np.ndarray | None = None,
+    ids: Sequence[str] | None = None,
+    class_names: Sequence[str] = (),
+    rows: np.ndarray | None = None,
+) -> str:
+    """``sample_id,cluster[,truth]`` lines; ``rows`` picks samples (a selection), in order."""
+    labels = np.asarray(labels)
+    n = labels.size
+    rows = np.arange(n) if rows is None else np.asarray(rows, dtype=np.int64)
+    ids = [str(i) for i in range(1, n + 1)] if ids is None else list(ids)
+    columns = [[ids[i] for i in rows.tolist()], labels[rows].tolist()]
+    header = ["sample_id", "cluster"]
+    if true_labels is not None:
+        names = truth_names(true_labels, class_names)
+        columns.append([names[i] for i in rows.tolist()])
+        header.append("truth")
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    header = ["sample", "cluster"] + (["true_label"] if true_labels is not None else [])
     writer.writerow(header)
-    if true_labels is None:
-        writer.writerows(zip(range(labels.size), labels.tolist(), strict=True))
-    else:
-        writer.writerows(
-            zip(range(labels.size), labels.tolist(), np.asarray(true_labels).tolist(), strict=True)
-        )
+    writer.writerows(zip(*columns, strict=True))
     return buf.getvalue()
 
 
 def write_labels_csv(
-    path: str | os.PathLike[str], labels: np.ndarray, true_labels: np.ndarray | None = None
+    path: str | os.PathLike[str],
+    labels: np.ndarray,
+    true_labels: np.ndarray | None = None,
+    ids: Sequence[str] | None = None,
+    class_names: Sequence[str] = (),
 ) -> Path:
-    """CSV with columns sample, cluster[, true_label]; written atomically."""
-    return atomic_write(path, labels_csv_text(np.asarray(labels), true_labels))
+    """CSV with columns sample_id, cluster[, truth]; written atomically. ``ids`` default to
+    the one-based row numbers; ``truth`` is the class name when ``class_names`` are given."""
+    return atomic_write(path, labels_csv_text(labels, true_labels, ids, class_names))
 
 
 def write_run_json(path: str | os.PathLike[str], result: RunResult) -> Path:

@@ -17,12 +17,23 @@ from core.data.dataset import DataError, MultiViewDataset
 from core.data.demo import load_demo as core_load_demo
 from core.data.demo import make_synthetic
 from core.data.preprocessing import PREPROCESSORS, preprocess
+from core.experiments.amputation import fill_missing
 
-__all__ = ["PREPROCESSORS", "DataSession", "load_demo", "load_path", "preprocess_views"]
+__all__ = ["PREPROCESSORS", "DataSession", "load_demo", "preprocess_views"]
 
 
-def preprocess_views(views: list, methods: list[str]) -> tuple[list, list[str]]:
-    out, chosen = preprocess(list(views), list(methods))
+def preprocess_views(
+    views: list,
+    methods: list[str],
+    auto_rule: str = "general",
+    observed: np.ndarray | None = None,
+) -> tuple[list, list[str]]:
+    """Preprocessed views (``auto`` by the method's rule); with ``observed`` the missing rows are
+    first filled with the view's observed mean (only so that statistics follow the observed
+    samples: they are never read)."""
+    if observed is not None:
+        views = fill_missing(views, observed, "mean")
+    out, chosen = preprocess(list(views), list(methods), auto_rule)
     return list(out), list(chosen)
 
 
@@ -35,6 +46,8 @@ class DataSession:
     included: list[bool] = field(default_factory=list)
     methods: list[str] = field(default_factory=list)
     chosen: dict[int, str] = field(default_factory=dict)
+    #: the rule 'auto' follows: the selected method's ``auto_preprocessing``
+    auto_rule: str = "general"
     _cache: dict[tuple, tuple[list, list[str]]] = field(default_factory=dict, repr=False)
     token: int = field(default_factory=lambda: next(_TOKENS))
 
@@ -51,11 +64,38 @@ class DataSession:
     def key(self) -> tuple:
         """Identifies the representation: dataset identity, included views, preprocessing."""
         idx = tuple(self.view_indices)
-        return (self.token, idx, tuple(self.methods[i] for i in idx))
+        return (self.token, idx, tuple(self.methods[i] for i in idx), self.auto_rule)
 
-    def check(self) -> None:
+    def set_auto_rule(self, rule: str) -> None:
+        """Follow another method's auto rule; what 'auto' picked is unknown until prepared."""
+        if rule != self.auto_rule:
+            self.auto_rule = rule
+            self.chosen.clear()
+
+    def check(self, method: type | None = None) -> None:
+        """Raise DataError when the chosen views cannot be clustered (by ``method``)."""
         if not self.view_indices:
             raise DataError("all views are excluded: include at least one view")
+        observed = self.observed
+        if observed is not None and not observed.any(axis=1).all():
+            lost = int(np.count_nonzero(~observed.any(axis=1)))
+            raise DataError(f"{lost} sample(s) have none of the included views")
+        if observed is not None and method is not None and not method.supports_incomplete:
+            missing = int(np.count_nonzero(~observed.all(axis=1)))
+            raise DataError(
+                f"{method.__name__} needs every view of every sample, but {missing} sample(s) "
+                "miss an included view: exclude that view, load the files again keeping only "
+                "the samples every view has, or choose a method that handles incomplete views"
+            )
+
+    @property
+    def observed(self) -> np.ndarray | None:
+        """Which sample has which included view (None: all complete)."""
+        mask = self.dataset.observed
+        if mask is None:
+            return None
+        mask = mask[:, self.view_indices]
+        return None if mask.all() else mask
 
     def prepared(self) -> tuple[list, list[str]]:
         """Preprocessed included views and the preprocessing chosen for each (slow: worker)."""
@@ -64,7 +104,10 @@ class DataSession:
         if key not in self._cache:
             idx = list(key[1])
             views, chosen = preprocess_views(
-                [self.dataset.views[i] for i in idx], [self.methods[i] for i in idx]
+                [self.dataset.views[i] for i in idx],
+                [self.methods[i] for i in idx],
+                self.auto_rule,
+                self.observed,
             )
             self._cache = {key: (views, chosen)}
             self.chosen.update(zip(idx, chosen, strict=True))
@@ -77,14 +120,6 @@ class DataSession:
     @property
     def labels(self) -> np.ndarray | None:
         return self.dataset.labels
-
-
-def load_path(path: str) -> tuple[DataSession, dict]:
-    """Load a file or CSV folder (slow: call from a worker); raises DataError."""
-    from core.data.io import load_dataset
-
-    ds = load_dataset(path)
-    return DataSession(ds), ds.summary()
 
 
 def load_demo(name: str = "handwritten") -> tuple[DataSession, dict]:

@@ -18,7 +18,7 @@ import numpy as np
 from core.methods.base import IterationState
 from mvc_gui.model.run_history import Frame, FrameBuilder
 
-__all__ = ["Control", "RunEnd", "run_solver"]
+__all__ = ["Control", "PauseStep", "RunEnd", "run_solver"]
 
 
 @dataclass
@@ -30,6 +30,34 @@ class RunEnd:
     details: str = ""
     preprocessing: tuple[str, ...] = ()
     elapsed: float = 0.0
+
+
+class PauseStep:
+    """Pause, resume and step as one small state machine, shared by every runner: the thread
+    worker, the solver child (steered through its pipe) and the GUI-side mirror of the child.
+
+    ``step`` runs until the next optimisation iteration (or the final state), then pauses.
+    """
+
+    def __init__(self, paused: bool = False) -> None:
+        self.paused, self.stepping = paused, False
+
+    def pause(self) -> None:
+        self.paused, self.stepping = True, False
+
+    def resume(self) -> None:
+        self.paused = self.stepping = False
+
+    def step(self) -> None:
+        self.paused, self.stepping = False, True
+
+    def apply(self, kind: str) -> None:
+        """A control message by name: ``"pause"``, ``"resume"`` or ``"step"``."""
+        {"pause": self.pause, "resume": self.resume, "step": self.step}[kind]()
+
+    def after_state(self, state: IterationState) -> None:
+        if self.stepping and (state.stage == "iterating" or state.final):
+            self.paused = True
 
 
 class Control(Protocol):
@@ -47,6 +75,7 @@ def run_solver(
     true_labels: np.ndarray | None,
     push: Callable[[Frame], None],
     control: Control,
+    observed: np.ndarray | None = None,
 ) -> RunEnd:
     t0 = time.perf_counter()
     end = RunEnd(run_id, "finished", solver)
@@ -57,7 +86,7 @@ def run_solver(
         views, chosen = prepare()
         end.preprocessing = tuple(chosen)
         builder = FrameBuilder(run_id, true_labels)
-        gen = solver.iterate(views)
+        gen = solver.iterate(views, observed)  # observed: samples missing from a view
         while True:
             if not control.wait_turn():
                 end.status = "stopped"

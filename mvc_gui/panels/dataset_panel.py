@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QTableWidget,
@@ -16,7 +17,9 @@ from PySide6.QtWidgets import (
 
 from mvc_gui.model.data_session import PREPROCESSORS, DataSession
 
-__all__ = ["DatasetPanel"]
+__all__ = ["FILE_LABELS", "DatasetPanel", "ids_text"]
+
+FILE_LABELS = "\x00file"  # the reference-label item for the labels the file itself holds
 
 COLUMNS = ("Use", "View", "n x d", "Storage", "Range", "Zero rows", "Preprocessing")
 COLUMN_TIPS = (
@@ -38,6 +41,8 @@ class DatasetPanel(QWidget):
     """Shows a :class:`DataSession`; edits its ``included``/``methods`` in place."""
 
     selection_changed = Signal()
+    #: a metadata column chosen as the reference labels (None: no labels)
+    reference_changed = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -57,7 +62,20 @@ class DatasetPanel(QWidget):
         hh.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         for col, tip in enumerate(COLUMN_TIPS):
             self.table.horizontalHeaderItem(col).setToolTip(tip)
+        self.ids_info = QLabel()
+        self.ids_info.setWordWrap(True)
+        self.ids_info.setVisible(False)
+        layout.addWidget(self.ids_info)
         layout.addWidget(self.table, 1)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Reference labels:"))
+        self.reference = QComboBox()
+        self.reference.setToolTip(
+            "The labels the metrics compare with: the file's own, or a categorical metadata column"
+        )
+        self.reference.activated.connect(self._on_reference)
+        row.addWidget(self.reference, 1)
+        layout.addLayout(row)
         self.classes = QLabel()
         self.classes.setWordWrap(True)
         self.classes.setObjectName("helpText")
@@ -82,7 +100,31 @@ class DatasetPanel(QWidget):
             self.classes.setText(f"<b>{len(classes)} classes:</b> {items}")
         else:
             self.classes.setText("No class labels in this file (metrics unavailable).")
+        self.ids_info.setText(ids_text(ds, summary))
+        self.ids_info.setVisible(bool(self.ids_info.text()))
+        self.show_reference(ds)
         self.update_chosen()
+
+    def show_reference(self, ds) -> None:
+        """The reference-label choices: the labels in use, 'none', categorical metadata."""
+        combo = self.reference
+        combo.blockSignals(True)
+        combo.clear()
+        current = ds.meta.get("label_variable") if ds.labels is not None else None
+        if ds.labels is not None and current not in ds.metadata:
+            combo.addItem(f"from the file ({len(ds.class_names)} classes)", FILE_LABELS)
+            current = FILE_LABELS
+        combo.addItem("none", None)
+        for key, kind in ds.metadata_columns().items():
+            if kind == "categorical":
+                combo.addItem(key, key)
+        combo.setCurrentIndex(max(0, combo.findData(current)) if current else 0)
+        combo.setEnabled(combo.count() > 1)
+        combo.blockSignals(False)
+
+    def _on_reference(self, _index: int) -> None:
+        if (key := self.reference.currentData()) != FILE_LABELS:
+            self.reference_changed.emit(key)
 
     def _fill_row(self, row: int, info: dict) -> None:
         session = self.session
@@ -141,3 +183,20 @@ class DatasetPanel(QWidget):
     def _on_method_changed(self, row: int, method: str) -> None:
         self.session.methods[row] = method
         self.selection_changed.emit()
+
+
+def ids_text(ds, summary: dict) -> str:
+    """Ids per view, shared, missing views and missing-cell notes (data keyed by id)."""
+    counts = ds.meta.get("ids_per_view")
+    if not counts:
+        return ""
+    per = ", ".join(f"{c['view']}: {c['ids']:,}" for c in counts)
+    shared = summary["complete_samples"]
+    text = f"Sample ids: {ds.n_samples:,} in all ({per}); {shared:,} in every view."
+    if summary.get("observed_per_view") is not None:
+        miss = ", ".join(
+            f"{name}: {ds.n_samples - k:,}"
+            for name, k in zip(ds.view_names, summary["observed_per_view"], strict=True)
+        )
+        text += f" Missing views: {miss}."
+    return text

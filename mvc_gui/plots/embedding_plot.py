@@ -75,6 +75,8 @@ class EmbeddingPlot(PlotBox):
         self.labels: np.ndarray | None = None
         self.true_labels: np.ndarray | None = None
         self.class_names: list[str] = []
+        #: the samples' ids shown on hover (set by the presenter; None: 1..n)
+        self.sample_ids: np.ndarray | None = None
         self.selected: np.ndarray | None = None
         self.scatter = FastScatter()
         self.plot.addItem(self.scatter)
@@ -182,7 +184,8 @@ class EmbeddingPlot(PlotBox):
         if dist > 6 * max(px[0], px[1]):
             QToolTip.hideText()
             return
-        text = f"sample {i}"
+        ids = self.sample_ids
+        text = f"sample {ids[i]}" if ids is not None and i < len(ids) else f"sample {i + 1}"
         if self.labels is not None and i < self.labels.size:
             text += f"\ncluster {self.labels[i]}"
         if self.true_labels is not None:

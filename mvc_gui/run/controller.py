@@ -18,12 +18,15 @@ C code then cannot stall the window, and Stop can terminate it even inside a lon
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from core.data.dataset import DataError
 from core.methods import REGISTRY
+from core.records.prediction_file import PredictionModel
 from core.records.runs import RunResult
 from mvc_gui.model.data_session import DataSession
 from mvc_gui.model.run_history import RunHistory
@@ -76,7 +79,7 @@ class RunController(QObject):
     ) -> int:
         """Validate and start a run (raises ParamError/DataError before anything starts)."""
         solver = REGISTRY[method].from_params(params)
-        session.check()
+        session.check(REGISTRY[method])
         self.stop()
         self._next_id += 1
         run_id = self._next_id
@@ -210,9 +213,16 @@ class RunController(QObject):
             dataset=_dataset_record(session),
             preprocessing=end.preprocessing,
             total_seconds=end.elapsed,
+            sample_ids=_own_ids(session),
+            class_names=session.dataset.class_names,
         )
-        if history.labels is not None:
-            result.labels = history.labels  # same partition, ids aligned for stable colours
+        idx = session.view_indices
+        with contextlib.suppress(DataError, ValueError):  # incomplete views: none
+            history.prediction = PredictionModel.from_solver(
+                end.solver, [session.dataset.views[i] for i in idx], end.preprocessing, idx
+            )
+        # result.labels stay the solver's own numbers (the same file as `mvc run` writes);
+        # history.labels keep the renumbering that holds colours steady, for display only
         return result
 
     def _partial_result(self, history: RunHistory) -> RunResult | None:
@@ -221,18 +231,26 @@ class RunController(QObject):
         truth = self.session.labels
         from core.numerics.metrics import all_metrics
 
+        labels = history.solver_labels if history.solver_labels is not None else history.labels
         return RunResult(
             method=history.method,
             params=history.params,
-            labels=history.labels,
+            labels=labels,
             true_labels=truth,
             view_names=self.session.view_names,
             objective_history=list(history.objective),
             n_iter=history.iterations[-1] if history.iterations else 0,
             stopped_early=True,
-            metrics={} if truth is None else all_metrics(truth, history.labels),
+            metrics={} if truth is None else all_metrics(truth, labels),
             dataset=_dataset_record(self.session),
+            sample_ids=_own_ids(self.session),
+            class_names=self.session.dataset.class_names,
         )
+
+
+def _own_ids(session: DataSession) -> list[str] | None:
+    ds = session.dataset
+    return None if ds.sample_ids is None else ds.sample_ids.tolist()
 
 
 def _dataset_record(session: DataSession) -> dict[str, Any]:

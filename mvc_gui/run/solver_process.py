@@ -19,7 +19,8 @@ import threading
 from multiprocessing.connection import Client, Listener
 from typing import Any, ClassVar
 
-from mvc_gui.model.runner import run_solver
+from mvc_gui.model.runner import PauseStep, run_solver
+from mvc_gui.run import shared_arrays
 
 __all__ = [
     "SolverServer",
@@ -32,9 +33,10 @@ __all__ = [
 
 def send_message(conn: Any, msg: Any) -> None:
     """Send with numpy buffers out of band (pickle protocol 5): no 80 MB copy is made
-    while holding the GIL, the buffers are written straight from the arrays."""
+    while holding the GIL, the buffers are written straight from the arrays. Memory-mapped
+    views (a dataset store) go as their file: the child maps it, no copy (shared_arrays)."""
     buffers: list[pickle.PickleBuffer] = []
-    head = pickle.dumps(msg, protocol=5, buffer_callback=buffers.append)
+    head = shared_arrays.dumps(msg, buffer_callback=buffers.append)
     conn.send(("__oob__", len(buffers)))
     conn.send_bytes(head)
     for buf in buffers:
@@ -57,12 +59,13 @@ def process_mode_default() -> bool:
     return os.environ.get("MVC_GUI_SOLVER", "process") != "thread"
 
 
-class _PipeControl:
+class _PipeControl(PauseStep):
     """Control messages read from the pipe between states (child side)."""
 
-    def __init__(self, conn: Any, run_id: int) -> None:
+    def __init__(self, conn: Any, run_id: int, paused: bool) -> None:
+        super().__init__(paused)
         self.conn, self.run_id = conn, run_id
-        self.paused = self.stepping = self.stopped = False
+        self.stopped = False
 
     def _handle(self, msg: Any) -> None:
         kind, run_id = msg
@@ -70,12 +73,8 @@ class _PipeControl:
             return
         if kind == "stop":
             self.stopped = True
-        elif kind == "pause":
-            self.paused, self.stepping = True, False
-        elif kind == "resume":
-            self.paused = self.stepping = False
-        elif kind == "step":
-            self.paused, self.stepping = False, True
+        else:
+            self.apply(kind)
 
     def wait_turn(self) -> bool:
         while self.conn.poll():
@@ -83,10 +82,6 @@ class _PipeControl:
         while self.paused and not self.stopped:
             self._handle(self.conn.recv())
         return not self.stopped
-
-    def after_state(self, state: Any) -> None:
-        if self.stepping and (state.stage == "iterating" or state.final):
-            self.paused = True
 
 
 def serve(conn: Any) -> None:
@@ -105,16 +100,18 @@ def serve(conn: Any) -> None:
             return
         if kind != "run":
             continue  # a stray control message for a run that already ended
-        run_id, solver, views, methods, labels, paused = payload
-        control = _PipeControl(conn, run_id)
-        control.paused = paused
+        run_id, solver, views, methods, labels, paused, observed = payload
+        control = _PipeControl(conn, run_id, paused)
         end = run_solver(
             run_id,
             solver,
-            lambda v=views, m=methods: preprocess_views(v, m),
+            lambda v=views, m=methods, r=solver.auto_preprocessing, o=observed: preprocess_views(
+                v, m, r, o
+            ),
             labels,
             lambda frame: conn.send(("frame", slim_frame(frame))),
             control,
+            observed,
         )
         end.solver = slim_solver(end.solver) if end.status == "finished" else None
         conn.send(("end", end))

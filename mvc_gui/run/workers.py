@@ -20,7 +20,7 @@ from PySide6.QtCore import QObject, Signal
 from core.numerics.layout import EmbeddingCancelled, embed, representation
 from mvc_gui.model.data_session import DataSession
 from mvc_gui.model.run_history import Frame
-from mvc_gui.model.runner import RunEnd, run_solver
+from mvc_gui.model.runner import PauseStep, RunEnd, run_solver
 
 __all__ = [
     "EmbeddingWorker",
@@ -75,27 +75,25 @@ class SolverWorker(_ThreadWorker):
         self.solver = solver
         self.session = session
         self._frames: list[Frame] = []
-        self._gate = threading.Event()
-        self._gate.set()
-        self._stepping = False
+        self.control = PauseStep()
+        self._wake = threading.Event()  # set on resume/step: a paused run continues at once
 
     # -- control (GUI thread) ------------------------------------------------------------
     def pause(self) -> None:
-        self._stepping = False
-        self._gate.clear()
+        self.control.pause()
 
     def resume(self) -> None:
-        self._stepping = False
-        self._gate.set()
+        self.control.resume()
+        self._wake.set()
 
     def step(self) -> None:
         """Run until the next optimisation iteration, then pause again."""
-        self._stepping = True
-        self._gate.set()
+        self.control.step()
+        self._wake.set()
 
     @property
     def paused(self) -> bool:
-        return not self._gate.is_set()
+        return self.control.paused
 
     def take_frames(self) -> list[Frame]:
         with self._lock:
@@ -110,26 +108,21 @@ class SolverWorker(_ThreadWorker):
         if was_empty:
             self._emit(self.frames_ready)
 
-    def _may_continue(self) -> bool:
-        while not self._gate.wait(0.05):
-            if self._stop.is_set():
-                return False
-        return not self._stop.is_set()
-
     # the Control protocol of mvc_gui.model.runner
     def wait_turn(self) -> bool:
-        while not self._gate.wait(0.05):
-            if self._stop.is_set():
-                return False
+        while self.control.paused and not self._stop.is_set():
+            self._wake.wait(0.05)
+            self._wake.clear()
         return not self._stop.is_set()
 
     def after_state(self, state: Any) -> None:
-        if self._stepping and (state.stage == "iterating" or state.final):
-            self._gate.clear()
+        self.control.after_state(state)
 
     def _main(self) -> None:
         s = self.session
-        end = run_solver(self.run_id, self.solver, s.prepared, s.labels, self._push, self)
+        s.set_auto_rule(self.solver.auto_preprocessing)  # 'auto' as this method wants it
+        end = run_solver(self.run_id, self.solver, s.prepared, s.labels, self._push, self,
+                         s.observed)  # fmt: skip
         self._emit(self.ended, end)
 
 
@@ -142,7 +135,6 @@ class ProcessSolverWorker(SolverWorker):
     def __init__(self, run_id: int, solver: Any, session: DataSession, server, parent=None):
         super().__init__(run_id, solver, session, parent)
         self.server = server
-        self._paused = False
         self._sent_job = False
         self._early: list[str] = []
 
@@ -155,21 +147,18 @@ class ProcessSolverWorker(SolverWorker):
                 return
         self.server.send_if_started((kind, self.run_id))
 
+    # self.control mirrors the child's PauseStep (frames coming back drive after_state)
     def pause(self) -> None:
-        self._paused = True
+        self.control.pause()
         self._send("pause")
 
     def resume(self) -> None:
-        self._paused = False
+        self.control.resume()
         self._send("resume")
 
     def step(self) -> None:
-        self._paused = True
+        self.control.step()
         self._send("step")
-
-    @property
-    def paused(self) -> bool:
-        return self._paused
 
     def _main(self) -> None:
         s, server = self.session, self.server
@@ -178,8 +167,8 @@ class ProcessSolverWorker(SolverWorker):
             views = [s.dataset.views[i] for i in s.view_indices]
             methods = [s.methods[i] for i in s.view_indices]
             with self._lock:
-                paused = self._paused
-                job = (self.run_id, self.solver, views, methods, s.labels, paused)
+                paused = self.control.paused
+                job = (self.run_id, self.solver, views, methods, s.labels, paused, s.observed)
                 self._early = [k for k in self._early if k != "pause"]
             server.send(("run", job))
             with self._lock:
@@ -197,6 +186,7 @@ class ProcessSolverWorker(SolverWorker):
                 elif server.conn.poll(0.05):
                     kind, payload = server.conn.recv()
                     if kind == "frame" and payload.run_id == self.run_id:
+                        self.control.after_state(payload.state)
                         self._push(payload)
                     elif kind == "end" and payload.run_id == self.run_id:
                         end = payload
@@ -263,7 +253,8 @@ class ProcessEmbeddingWorker(EmbeddingWorker):
         s, server, job = self.session, self.server, id(self)
         try:
             views = [s.dataset.views[i] for i in s.view_indices]
-            server.send(("embed", job, (views, [s.methods[i] for i in s.view_indices])))
+            methods = [s.methods[i] for i in s.view_indices]
+            server.send(("embed", job, (views, methods, s.auto_rule, s.observed)))
             deadline = None
             while True:
                 if self._stop.is_set() and deadline is None:

@@ -16,12 +16,26 @@ from dataclasses import dataclass
 
 from PySide6.QtGui import QAction
 
-from mvc_gui.tools import choose_k, report, robustness, runs, sessions, sweep, teaching
+from mvc_gui.tools import (
+    amputation,
+    assign,
+    autosave,
+    choose_k,
+    report,
+    robustness,
+    runs,
+    sessions,
+    sweep,
+    table_import,
+    teaching,
+)
+from mvc_gui.tools.autosave import Autosave
 from mvc_gui.tools.choose_k import ChooseK
 from mvc_gui.tools.experiment_window import WindowLauncher
 from mvc_gui.tools.host import ToolHost
 from mvc_gui.tools.runs import RunListPanel
 from mvc_gui.tools.sessions import SessionIO
+from mvc_gui.tools.table_import import TableImport
 from mvc_gui.tools.teaching import TeachingTool
 
 __all__ = ["ToolHost", "Tools", "install_tools"]
@@ -31,24 +45,35 @@ __all__ = ["ToolHost", "Tools", "install_tools"]
 class Tools:
     """What the tools installed: one field per tool, in menu order."""
 
+    table_import: TableImport
     report_action: QAction
+    assign_action: QAction
     runs: RunListPanel
     sessions: SessionIO
     teaching: TeachingTool
     sweep: WindowLauncher
     robustness: WindowLauncher
     choose_k: ChooseK
+    autosave: Autosave
+    amputation: WindowLauncher
 
 
 def install_tools(host: ToolHost) -> Tools:
     """Install every tool into ``host`` and return what they created."""
     run_list = runs.install(host)
+    table = table_import.install(host)
+    report_action = report.install(host)
+    session_io = sessions.install(host, run_list)
     return Tools(
-        report_action=report.install(host),
+        table_import=table,
+        report_action=report_action,
+        assign_action=assign.install(host),
         runs=run_list,
-        sessions=sessions.install(host, run_list),
+        sessions=session_io,
         teaching=teaching.install(host),
         sweep=sweep.install(host),
         robustness=robustness.install(host),
         choose_k=choose_k.install(host),
+        autosave=autosave.install(host, run_list, session_io),
+        amputation=amputation.install(host),
     )

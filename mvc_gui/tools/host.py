@@ -12,20 +12,36 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from PySide6.QtCore import QSettings, SignalInstance
     from PySide6.QtGui import QAction
     from PySide6.QtWidgets import QDockWidget, QLabel, QMenu, QWidget
 
+    from core.data.io import DataSpec
     from core.records.runs import RunResult
     from mvc_gui.model.data_session import DataSession
+    from mvc_gui.model.playback import PlaybackFrame
+    from mvc_gui.model.run_history import RunHistory
     from mvc_gui.panels.dataset_panel import DatasetPanel
     from mvc_gui.panels.message_bar import MessageBar
     from mvc_gui.panels.method_panel import MethodPanel
     from mvc_gui.run.controller import RunController
     from mvc_gui.run.embedding_controller import EmbeddingController
-    from mvc_gui.window.presenter import RunPresenter
 
-__all__ = ["ToolHost"]
+__all__ = ["Presenter", "ToolHost"]
+
+
+class Presenter(Protocol):
+    """What tools use of the window's presenter (it puts a run into every plot)."""
+
+    history: RunHistory | None  # the run on display
+
+    def show_history(self, history: RunHistory, caption: str = "") -> None: ...
+
+    def show_live(self, history: RunHistory | None) -> None: ...
+
+    def show_snapshot(self, history: RunHistory, index: int) -> PlaybackFrame: ...
 
 
 class ToolHost(Protocol):
@@ -34,10 +50,11 @@ class ToolHost(Protocol):
     # the data and the run
     session: DataSession | None
     controller: RunController
-    presenter: RunPresenter
+    presenter: Presenter
     embedder: EmbeddingController
     settings: QSettings
     data_loaded: SignalInstance
+    closing: SignalInstance  # emitted once on a clean exit
 
     # widgets a tool reads or reports to
     method_panel: MethodPanel
@@ -48,6 +65,7 @@ class ToolHost(Protocol):
 
     # where a tool adds its entries
     file_menu: QMenu
+    recent_menu: QMenu  # File > Open recent (data-loading entries go before it)
     tools_menu: QMenu
     quit_separator: QAction
 
@@ -68,6 +86,16 @@ class ToolHost(Protocol):
     def step(self) -> None: ...
 
     def set_session(self, session: DataSession, summary: dict, path: str | None = None) -> None: ...
+
+    def load_file(
+        self,
+        path: str | DataSpec,
+        done: Callable[[tuple[DataSession, dict]], None],
+        failed: Callable[[str], None] | None = None,
+    ) -> Any:
+        """Read ``path`` (or the files a DataSpec names) in a child process (time and memory
+        limits, progress, Cancel): ``done((session, summary))``, or the message bar says why
+        and ``failed(message)``."""
 
     # QMainWindow's own, used to place docks
     def resizeDocks(self, docks: list, sizes: list[int], orientation: Any) -> None: ...

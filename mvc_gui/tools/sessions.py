@@ -2,9 +2,10 @@
 
 Saving captures the data source, view selection, preprocessing, method, parameters and the
 runs of the current data (``core.records.session_file``), written atomically. Opening reads and
-checks the file and loads the data in worker threads; only when both succeeded does it touch
-the window: the dataset is set with the saved view choices, then the method, parameters and
-run list are restored. Any error before that leaves the window as it was.
+checks the file in a worker thread and loads the data in a child process (as every file the
+window reads); only when both succeeded does it touch the window: the dataset is set with the
+saved view choices, then the method, parameters and run list are restored. Any error before
+that leaves the window as it was.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog
 
+from core.data.io.aligned import DataSpec
 from core.methods import REGISTRY
 from core.records.session_file import (
     DataSource,
@@ -30,7 +32,6 @@ from mvc_gui.model.data_session import (
     PREPROCESSORS,
     DataSession,
     load_demo,
-    load_path,
     make_synthetic,
 )
 from mvc_gui.model.run_entries import RunEntry, data_key
@@ -38,6 +39,7 @@ from mvc_gui.model.run_history import LIVE_METRICS, RunHistory
 from mvc_gui.run.workers import TaskWorker
 from mvc_gui.tools.host import ToolHost
 from mvc_gui.tools.runs import RunListPanel
+from mvc_gui.tools.table_import import load_spec_in_child
 
 __all__ = ["SessionIO", "entry_from_stored", "install", "stored_from_entry"]
 
@@ -69,7 +71,7 @@ def entry_from_stored(run: StoredRun, session: DataSession) -> RunEntry:
     curves = {k: list(run.metric_curves.get(k, [])) for k in LIVE_METRICS}
     if all(len(v) == len(run.metric_iterations) for v in curves.values()):
         h.metric_iterations, h.metrics = list(run.metric_iterations), curves
-    h.labels = result.labels
+    h.labels = h.solver_labels = result.labels
     h.result = result
     return RunEntry(run.number, h, run.seconds)
 
@@ -77,6 +79,11 @@ def entry_from_stored(run: StoredRun, session: DataSession) -> RunEntry:
 def _source_of(session: DataSession) -> DataSource:
     ds = session.dataset
     src = DataSource("file", ds.name, ds.n_samples, list(ds.view_names))
+    if ds.sample_ids is not None:
+        src.sample_ids = ds.sample_ids.tolist()
+    if "spec" in ds.meta:  # views from table files aligned by id (tools/table_import.py)
+        src.kind, src.spec = "tables", dict(ds.meta["spec"])
+        return src
     if ds.source.startswith("demo:"):
         name = ds.source.removeprefix("demo:")
         src.kind = "demo"
@@ -201,8 +208,15 @@ class SessionIO(QObject):
     def _on_read(self, path: str, state: SessionState, data_path: Path | None) -> None:
         src = state.source
         if data_path is not None:
-            self._start(load_path, str(data_path),
-                        done=lambda res: self._on_data(state, res, str(data_path)))  # fmt: skip
+            self.win.load_file(  # in a child process, like every file the window reads
+                str(data_path),
+                lambda res: self._on_data(state, res, str(data_path)),
+                failed=self.failed.emit,
+            )
+        elif src.spec is not None:
+            spec = DataSpec.from_dict(src.spec)
+            load_spec_in_child(self.win, spec, lambda res: self._on_data(state, res),
+                               failed=self.failed.emit)  # fmt: skip
         elif src.synthetic is not None:
             self._start(_load_synthetic, src.synthetic, done=lambda res: self._on_data(state, res))
         else:
@@ -230,6 +244,8 @@ class SessionIO(QObject):
                 f"the data changed since the session was saved ({state.source.n_samples:,} "
                 f"samples then, {ds.n_samples:,} now): {runs}"
             )
+        elif state.source.sample_ids is not None and state.source.sample_ids != ds.ids.tolist():
+            warnings.append(f"the samples' ids or their order changed since the session: {runs}")
         else:
             self.runs.set_entries([entry_from_stored(r, session) for r in state.runs])
         if warnings:

@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from core.data.atomic import atomic_write
-from core.records.runs import RunResult, write_labels_csv, write_run_json
+from core.records.runs import RunResult, truth_names, write_labels_csv, write_run_json
 
 __all__ = ["export_labels", "export_run", "export_selection"]
 
 
 def export_labels(path: str, result: RunResult) -> Path:
-    """CSV: sample index, cluster, true label when known."""
-    return write_labels_csv(path, result.labels, result.true_labels)
+    """CSV: sample_id, cluster[, truth] (the data's ids, else 1..n; class names)."""
+    return write_labels_csv(path, result.labels, result.true_labels, result.ids, result.class_names)
 
 
 def export_run(path: str, result: RunResult) -> Path:
@@ -25,16 +26,24 @@ def export_run(path: str, result: RunResult) -> Path:
 
 
 def export_selection(
-    path: str, indices: np.ndarray, labels: np.ndarray | None, truth: np.ndarray | None
+    path: str,
+    indices: np.ndarray,
+    labels: np.ndarray | None,
+    truth: np.ndarray | None,
+    ids: Sequence[str] | None = None,
+    class_names: Sequence[str] = (),
 ) -> Path:
-    """CSV of the selected samples: sample[, cluster][, true_label]."""
+    """CSV of the selected samples: sample_id[, cluster][, truth]."""
+    rows = np.asarray(indices, dtype=np.int64)
+    ids = [str(i) for i in range(1, int(rows.max(initial=0)) + 2)] if ids is None else list(ids)
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    header = ["sample"] + (["cluster"] if labels is not None else [])
-    header += ["true_label"] if truth is not None else []
+    header = ["sample_id"] + (["cluster"] if labels is not None else [])
+    header += ["truth"] if truth is not None else []
     writer.writerow(header)
-    for i in np.asarray(indices, dtype=np.int64).tolist():
-        row = [i] + ([int(labels[i])] if labels is not None else [])
-        row += [int(truth[i])] if truth is not None else []
+    names = None if truth is None else truth_names(truth, class_names)
+    for i in rows.tolist():
+        row = [ids[i]] + ([int(labels[i])] if labels is not None else [])
+        row += [names[i]] if names is not None else []
         writer.writerow(row)
     return atomic_write(path, buf.getvalue())

@@ -1,6 +1,7 @@
 """The main window: docks (data, method, results), the plot grid, actions and settings.
 
-Heavy work never runs here: files load in a TaskWorker, runs in the controller's
+Heavy work never runs here: files load in a child process (FileLoading), demos in a
+TaskWorker, runs in the controller's
 SolverWorker, layouts in the EmbeddingController's worker. This class wires them together.
 """
 
@@ -21,8 +22,9 @@ from PySide6.QtWidgets import (
 )
 
 from core.data.dataset import DataError
+from core.methods import REGISTRY
 from core.methods.params import ParamError
-from mvc_gui.model.data_session import DataSession, load_demo, load_path
+from mvc_gui.model.data_session import DataSession, load_demo
 from mvc_gui.panels.dataset_panel import DatasetPanel
 from mvc_gui.panels.message_bar import MessageBar
 from mvc_gui.panels.method_panel import MethodPanel
@@ -35,11 +37,13 @@ from mvc_gui.plots.weights_plot import WeightsPlot
 from mvc_gui.resources import icon
 from mvc_gui.run.controller import RunController
 from mvc_gui.run.embedding_controller import EmbeddingController
+from mvc_gui.run.load_worker import LoadWorker
 from mvc_gui.run.solver_process import SolverServer
 from mvc_gui.run.workers import TaskWorker
 from mvc_gui.tools import install_tools
 from mvc_gui.window import settings
 from mvc_gui.window.actions import create_actions
+from mvc_gui.window.file_loading import FileLoading
 from mvc_gui.window.presenter import RunPresenter
 from mvc_gui.window.selection import Selection
 from mvc_gui.window.window_io import WindowIOMixin
@@ -50,6 +54,7 @@ __all__ = ["MainWindow"]
 class MainWindow(WindowIOMixin, QMainWindow):
     data_loaded = Signal()
     load_failed = Signal(str, str)
+    closing = Signal()  # a clean exit: the window is closing (tools tidy up)
 
     def __init__(self, qsettings: QSettings | None = None) -> None:
         super().__init__()
@@ -63,6 +68,8 @@ class MainWindow(WindowIOMixin, QMainWindow):
         self._loaders: list[TaskWorker] = []
         self.stale = False
         self._create_widgets()
+        self.loading = FileLoading(self)
+        self.loading.failed.connect(self.load_failed)
         create_actions(self)
         self._create_docks()
         self._connect()
@@ -177,10 +184,15 @@ class MainWindow(WindowIOMixin, QMainWindow):
         self.plots["confusion"].cluster_clicked.connect(pr.select_cluster)
 
     # -- data ---------------------------------------------------------------------------------
-    def open_path(self, path: str) -> TaskWorker:
-        """Load a file in the background; on failure the current dataset stays."""
-        self.stage_label.setText(f"Loading {Path(path).name}...")
-        return self._load(load_path, str(path), label=str(path))
+    def open_path(self, path: str) -> LoadWorker:
+        """Load a file in a child process (progress, Cancel); on failure the current dataset
+        stays."""
+        return self.loading.load(str(path), lambda res: self.set_session(*res, path=str(path)))
+
+    def load_file(self, path, done, failed=None) -> LoadWorker:
+        """Read ``path`` (or a DataSpec's files) in a child process for a tool:
+        ``done((session, summary))``, or the message bar says why and ``failed(message)``."""
+        return self.loading.load(path, done, failed)
 
     def load_demo(self, name: str = "handwritten") -> TaskWorker:
         self.stage_label.setText(f"Loading demo '{name}'...")
@@ -203,6 +215,8 @@ class MainWindow(WindowIOMixin, QMainWindow):
     def set_session(self, session: DataSession, summary: dict, path: str | None = None) -> None:
         self.controller.stop()
         self.session = session
+        if self.method_panel.method in REGISTRY:
+            session.set_auto_rule(REGISTRY[self.method_panel.method].auto_preprocessing)
         self.messages.clear()
         ds = session.dataset
         self.presenter.set_session(session)
@@ -280,6 +294,9 @@ class MainWindow(WindowIOMixin, QMainWindow):
 
     def _on_method_changed(self, name: str) -> None:
         self.method_panel.set_params(settings.load_params(self.settings, name))
+        if self.session is not None and name in REGISTRY:
+            self.session.set_auto_rule(REGISTRY[name].auto_preprocessing)
+            self.dataset_panel.update_chosen()
         self._on_params_changed()
 
     def _set_stale(self, stale: bool) -> None:
@@ -295,9 +312,11 @@ class MainWindow(WindowIOMixin, QMainWindow):
     # -- settings, close ---------------------------------------------------------------------
     def closeEvent(self, event) -> None:
         self.write_settings()
+        self.closing.emit()
         self.controller.shutdown(timeout=3.0)
         SolverServer.shutdown_all()
         self.embedder.shutdown(timeout=3.0)
+        self.loading.shutdown(timeout=2.0)
         for w in self._loaders:
             w.join(0.5)
         event.accept()

@@ -17,7 +17,7 @@ from mvc_gui.window import exports, settings
 
 __all__ = ["WindowIOMixin"]
 
-FILE_FILTER = "Multi-view data (*.mat *.npz *.csv);;All files (*)"
+FILE_FILTER = "Multi-view data (*.mat *.npz *.csv *.tsv *.h5ad *.h5mu *.json);;All files (*)"
 
 
 class WindowIOMixin:
@@ -64,10 +64,11 @@ class WindowIOMixin:
             )
             return
         if path := self.ask_save_path("Export selection", "selection.csv", "CSV (*.csv)"):
-            labels = self.presenter.history.labels if self.presenter.history else None
-            self._write(
-                exports.export_selection, path, self.selection.indices, labels, self.session.labels
-            )
+            h = self.presenter.history  # exports carry the solver's numbers, not the display's
+            labels = None if h is None else h.labels if h.solver_labels is None else h.solver_labels
+            ds = self.session.dataset
+            self._write(exports.export_selection, path, self.selection.indices, labels,
+                        self.session.labels, ds.ids.tolist(), ds.class_names)  # fmt: skip
 
     def export_plot(self, name: str) -> None:
         if path := self.ask_save_path("Export plot", f"{name}.png", "PNG (*.png);;SVG (*.svg)"):

@@ -100,3 +100,28 @@ class FakeSolver(BaseSolver):
             view_weights=np.ones(len(views)) / len(views),
             anchor_graph=graph,
         )
+
+
+class RotatingFakeSolver(FakeSolver):
+    """The fake solver whose cluster numbers rotate every iteration (the same partition
+    under new names), as k-means restarts renumber clusters: the GUI's steady display
+    colours then differ from the solver's own numbers."""
+
+    name = "fake_rotating"
+    title = "Fake solver, rotating cluster numbers"
+
+    def _run(self, views, rep):
+        from dataclasses import replace
+
+        inner = super()._run(views, rep)
+        while True:
+            try:
+                state = next(inner)
+            except StopIteration as stop:
+                result = stop.value
+                break
+            if state.labels is not None:
+                state = replace(state, labels=(state.labels + state.iteration) % self.n_clusters)
+            yield state
+        result.labels = (result.labels + result.n_iter) % self.n_clusters
+        return result

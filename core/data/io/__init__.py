@@ -7,7 +7,10 @@ content             reader
 ==================  ===============================================================
 a folder            CSV folder (``view_<name>.csv`` + ``labels.csv``)
 ``PK`` zip header   NumPy ``.npz`` archive (:mod:`core.data.io.npz`)
+HDF5, AnnData      ``.h5ad``: X a view, obs the metadata (:mod:`core.data.io.anndata`)
+HDF5, MuData       ``.h5mu``: each modality's X a view, the global obs the metadata
 HDF5 signature      MATLAB v7.3 (:mod:`core.data.io.matlab`, h5py)
+JSON description   views from table files aligned by id (:mod:`core.data.io.aligned`)
 MATLAB v5 header    MATLAB v5/v7 (:mod:`core.data.io.matlab`, scipy.io.loadmat)
 UTF-8 text          one CSV file with ``<view>:<feature>`` columns (:mod:`core.data.io.csv`)
 other, ``.mat``     MATLAB v4 (scipy.io.loadmat)
@@ -20,22 +23,27 @@ opened for reading.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from pathlib import Path
 
 from core.data.dataset import DataError, MultiViewDataset
+from core.data.io.aligned import SPEC_FORMAT, DataSpec, ViewSource, load_spec
 from core.data.io.csv import read_csv_file, read_csv_folder
 from core.data.io.matlab import DAMAGED_KEY, Progress, is_hdf5, read_mat
 from core.data.io.npz import read_npz, save_npz
 from core.data.io.variables import build_dataset
 
-__all__ = ["FORMATS", "detect_format", "load_dataset", "save_npz"]
+__all__ = [
+    "FORMATS", "DataSpec", "ViewSource", "anndata_spec", "detect_format", "load_dataset",
+    "load_spec", "save_npz",
+]  # fmt: skip
 
 log = logging.getLogger(__name__)
 
 #: Format names returned by :func:`detect_format`.
-FORMATS = ("csv-folder", "csv", "npz", "mat73", "mat5", "mat4")
+FORMATS = ("csv-folder", "csv", "npz", "mat73", "mat5", "mat4", "h5ad", "h5mu", "tables")
 
 
 def detect_format(path: str | os.PathLike[str]) -> str:
@@ -66,7 +74,11 @@ def detect_format(path: str | os.PathLike[str]) -> str:
             "views with np.savez(path, X0=..., X1=..., y=...)"
         )
     if is_hdf5(p):
-        return "mat73"
+        from core.data.io.anndata import is_anndata
+
+        return is_anndata(p) or "mat73"
+    if head.lstrip().startswith(b"{") and SPEC_FORMAT.encode() in head:
+        return "tables"
     if head.startswith(b"MATLAB") or (len(head) >= 128 and head[126:128] in (b"IM", b"MI")):
         return "mat5"
     if _is_text(head):
@@ -110,6 +122,30 @@ def _build_checked(
     return dataset
 
 
+def anndata_spec(path: Path, fmt: str, name: str | None = None) -> DataSpec:
+    """The default views of an .h5ad (X) or .h5mu (each modality's X), obs as metadata."""
+    if fmt == "h5ad":
+        views = [ViewSource(path.stem, str(path), "X")]
+    else:
+        from core.data.io.anndata import matrix_keys
+
+        keys = matrix_keys(path)
+        mods = [k.split("/")[0] for k in keys if k.endswith("/X") and k.count("/") == 1]
+        if not mods:
+            raise DataError("no modality with an X matrix under mod/")
+        views = [ViewSource(m, str(path), f"{m}/X") for m in mods]
+    return DataSpec(views=views, meta=str(path), name=name or path.stem)
+
+
+def _relative_to(spec: DataSpec, folder: Path) -> DataSpec:
+    """Paths in a description file are relative to its folder."""
+    for v in spec.views:
+        v.path = str(folder / v.path)
+    if spec.meta:
+        spec.meta = str(folder / spec.meta)
+    return spec
+
+
 def load_dataset(
     path: str | os.PathLike[str],
     *,
@@ -141,7 +177,15 @@ def load_dataset(
         When the file cannot be used; the message names the file and what is wrong.
     """
     p = Path(path)
-    fmt = detect_format(p)
+    try:
+        fmt = detect_format(p)
+    except DataError:
+        raise
+    except Exception as exc:  # e.g. h5py on a damaged HDF5 file (found by fuzz_loaders)
+        raise DataError(
+            f"{p.name}: the file is damaged: its structure cannot be read "
+            f"({type(exc).__name__}: {exc})"
+        ) from exc
     notes: list[str] = []
     if progress is not None:
         progress(0.0, f"reading {p.name} ({fmt})")
@@ -151,6 +195,11 @@ def load_dataset(
             dataset = read_csv_folder(p, name=name, source=source, notes=notes)
         elif fmt == "csv":
             dataset = read_csv_file(p, name=name, source=source, notes=notes)
+        elif fmt in ("h5ad", "h5mu"):
+            dataset = load_spec(anndata_spec(p, fmt, name), source=source)
+        elif fmt == "tables":
+            spec = DataSpec.from_dict(json.loads(p.read_text(encoding="utf-8")))
+            dataset = load_spec(_relative_to(spec, p.parent), source=source)
         elif fmt == "npz":
             dataset = read_npz(p, name=name, source=source, notes=notes)
         else:

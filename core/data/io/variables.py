@@ -40,6 +40,8 @@ from core.data.io.assemble import (
     natural_key,
     parse_labels,
 )
+from core.data.io.missing_views import mark_missing_views
+from core.data.io.parts import merge_parts
 from core.data.io.triplets import is_triplets, triplets_to_csr
 
 __all__ = ["LABEL_NAMES", "build_dataset", "is_auxiliary_name"]
@@ -317,6 +319,7 @@ def build_dataset(
     variables = {k: _unwrap(v) for k, v in variables.items() if not k.startswith("__")}
     if not variables:
         raise DataError("the file contains no variables")
+    variables = merge_parts(variables, set(LABEL_NAMES), notes)
     used: set[str] = set()
     view_names = class_names = None
     for key, value in variables.items():
@@ -362,7 +365,7 @@ def build_dataset(
     notes.extend(skipped.notes())
     for note in notes:
         log.info("%s: %s", name, note)
-    return assemble_dataset(
+    ds = assemble_dataset(
         views,
         labels,
         label_where=f"'{label_key}'" if label_key else "labels",
@@ -372,3 +375,4 @@ def build_dataset(
         source=source,
         notes=notes,
     )
+    return mark_missing_views(ds, variables)

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Generator
+from typing import ClassVar
 
 import numpy as np
 
 from core.data.dataset import View
-from core.methods.alpc import updates
+from core.data.missing import zero_missing_rows
+from core.methods.alpc import incomplete, updates
 from core.methods.base import (
     COMMON_PARAMS,
+    DTYPE_PARAM,
     BaseSolver,
     FitResult,
     IterationState,
@@ -18,7 +21,7 @@ from core.methods.base import (
     register,
     seed_streams,
 )
-from core.methods.params import Param, ParamSpec
+from core.methods.params import Param, ParamError, ParamSpec
 from core.numerics.kmeans import kmeans_steps
 from core.numerics.linalg import row_normalize
 from core.numerics.threads import blas_single
@@ -29,6 +32,19 @@ log = logging.getLogger(__name__)
 __all__ = ["ALPC"]
 
 FORMULATIONS = ("code", "code_exactP", "paper")
+
+
+#: automatic λ1 per sample: the authors' BBCSport demo (λ1 = 90 at n = 544), docs/defaults.md
+LAMBDA1_PER_SAMPLE = 90 / 544
+#: automatic stopping: relative change of the objective (scale- and n-free)
+AUTO_REL_TOL = 1e-3
+#: automatic anchors: 10 per cluster, fewer when c is large (the cost grows as M³)
+MAX_AUTO_ANCHORS = 500
+
+
+def auto_anchors_per_cluster(c: int) -> int:
+    """10 per cluster (2-3 suffice per the paper), with M = m·c at most MAX_AUTO_ANCHORS."""
+    return int(min(10, max(2, MAX_AUTO_ANCHORS // max(c, 1))))
 
 
 @register
@@ -56,6 +72,7 @@ class ALPC(BaseSolver):
     """
 
     name = "alpc"
+    supports_incomplete = True
     title = "ALPC: anchor learning with potential cluster constraints"
     summary = (
         "Learns m anchors per cluster in every view together with one shared coefficient "
@@ -69,109 +86,136 @@ class ALPC(BaseSolver):
         "Chen, Wang, Peng, Wang, Anchor Learning with Potential Cluster Constraints for "
         "Multi-view Clustering, AAAI 2025, arXiv:2412.16519"
     )
+    own_attributes: ClassVar[dict[str, str]] = {
+        "anchor_indicator_": "ndarray (c, M): P, the anchor-to-cluster matrix",
+        "anchor_clusters_": "ndarray (M,): the cluster each anchor belongs to",
+        "sample_indicator_": "ndarray (n, c): Rᵀ, the sample-to-cluster matrix",
+        "cluster_bases_": "list of ndarray: the orthonormal bases U_v",
+        "n_anchors_": "int: M = m·c anchors",
+        "recon_share_": "ndarray (n_views,): each view's share of the reconstruction error "
+        "(ALPC learns no view weights)",
+    }
     objective_label = "Σ‖X−AZ‖² + λ1Σ‖A−UP‖² + λ2‖Z−PᵀR‖²"
-    param_spec = COMMON_PARAMS + ParamSpec(
-        Param(
-            "anchors_per_cluster",
-            "int",
-            10,
-            "Anchors per cluster m (M = m·c anchors in all). The paper found 2-3 per cluster "
-            "enough; the authors' demos use 15 (BBCSport) and 8 (Wiki). Cost grows as M³.",
-            low=1,
-            high=50,
-        ),
-        Param(
-            "lambda1",
-            "float",
-            100.0,
-            "λ1: how strongly the anchors are pulled towards a c-dimensional cluster basis "
-            "(demos: 90 for BBCSport, 1e4 for Wiki).",
-            low=1e-4,
-            high=1e4,
-            log=True,
-        ),
-        Param(
-            "lambda2",
-            "float",
-            0.1,
-            "λ2: how strongly Z is pulled towards its cluster factorisation PᵀR; also the "
-            "ridge that keeps the Z-step well posed (both demos: 0.1).",
-            low=1e-4,
-            high=1e2,
-            log=True,
-        ),
-        Param(
-            "max_iter",
-            "int",
-            100,
-            "Maximum number of iterations (authors' code: 100).",
-            low=1,
-            high=10_000,
-        ),
-        Param(
-            "tol",
-            "float",
-            1e-8,
-            "Stop after iteration 3 or later when the normalised objective J/(Σ‖X_v‖²)² "
-            "changes by less than this (the authors' rule).",
-            low=0.0,
-            high=1.0,
-            advanced=True,
-        ),
-        Param(
-            "formulation",
-            "choice",
-            "code",
-            "'code': the authors' released algorithm (reproduces the paper's numbers). "
-            "'code_exactP': exact P-step, objective never increases (experimental). "
-            "'paper': the printed model with orthonormal anchors and Z on the simplex "
-            "(experimental; far lower accuracy in tests).",
-            choices=FORMULATIONS,
-            advanced=True,
-        ),
-        Param(
-            "z_constraint",
-            "choice",
-            "none",
-            "Constraint on each column of Z in the 'code' formulations: none (authors' code) "
-            "or the simplex stated in the paper (experimental). 'paper' always uses the simplex.",
-            choices=("none", "simplex"),
-            advanced=True,
-        ),
-        Param(
-            "kmeans_n_init",
-            "int",
-            20,
-            "k-means runs on the learned Z (the lowest inertia wins); 1 gives a single run.",
-            low=1,
-            high=100,
-            advanced=True,
-        ),
-        Param(
-            "labels_from",
-            "choice",
-            "kmeans",
-            "'kmeans': k-means on the row-normalised Zᵀ (as the paper). 'argmax_R': the "
-            "largest entry of the learned sample-to-cluster matrix R (no k-means; diagnostic).",
-            choices=("kmeans", "argmax_R"),
-            advanced=True,
-        ),
+    #: the authors' demos feed raw term counts (BBCSport) and features as stored
+    auto_preprocessing = "raw_counts"
+    param_spec = (
+        COMMON_PARAMS
+        + ParamSpec(
+            Param(
+                "anchors_per_cluster",
+                "int",
+                None,
+                "Anchors per cluster m (M = m·c anchors in all). The paper found 2-3 per cluster "
+                "enough; the authors' demos use 15 (BBCSport) and 8 (Wiki). Cost grows as M³. "
+                f"Automatic: 10, fewer when c is large (M at most {MAX_AUTO_ANCHORS}).",
+                low=1,
+                high=50,
+                allow_none=True,
+                typical=10,
+            ),
+            Param(
+                "lambda1",
+                "float",
+                None,
+                "λ1: how strongly the anchors are pulled towards a c-dimensional cluster basis "
+                "(demos: 90 for BBCSport, 1e4 for Wiki). The anchor term does not grow with n "
+                f"while the others do: automatic λ1 = {LAMBDA1_PER_SAMPLE:g}·n, the authors' "
+                "BBCSport value per sample, so it means the same at any n.",
+                low=1e-4,
+                high=1e9,
+                log=True,
+                allow_none=True,
+                typical=100.0,
+            ),
+            Param(
+                "lambda2",
+                "float",
+                0.1,
+                "λ2: how strongly Z is pulled towards its cluster factorisation PᵀR; also the "
+                "ridge that keeps the Z-step well posed (both demos: 0.1).",
+                low=1e-4,
+                high=1e2,
+                log=True,
+            ),
+            Param(
+                "max_iter",
+                "int",
+                100,
+                "Maximum number of iterations (authors' code: 100).",
+                low=1,
+                high=10_000,
+            ),
+            Param(
+                "tol",
+                "float",
+                None,
+                "Stop after iteration 3 or later when the normalised objective J/(Σ‖X_v‖²)² "
+                "changes by less than this (the authors' rule, 1e-8 in their code). That rule "
+                "depends on n and on the feature scale; automatic: stop when J itself changes by "
+                f"less than {AUTO_REL_TOL:g} of its value.",
+                low=0.0,
+                high=1.0,
+                allow_none=True,
+                advanced=True,
+            ),
+            Param(
+                "formulation",
+                "choice",
+                "code",
+                "'code': the authors' released algorithm (reproduces the paper's numbers). "
+                "'code_exactP': exact P-step, objective never increases (experimental). "
+                "'paper': the printed model with orthonormal anchors and Z on the simplex "
+                "(experimental; far lower accuracy in tests).",
+                choices=FORMULATIONS,
+                advanced=True,
+            ),
+            Param(
+                "z_constraint",
+                "choice",
+                "none",
+                "Constraint on each column of Z in the 'code' formulations: none (authors' code) "
+                "or the simplex stated in the paper (experimental). 'paper' always uses the "
+                "simplex.",
+                choices=("none", "simplex"),
+                advanced=True,
+            ),
+            Param(
+                "kmeans_n_init",
+                "int",
+                20,
+                "k-means runs on the learned Z (the lowest inertia wins); 1 gives a single run.",
+                low=1,
+                high=100,
+                advanced=True,
+            ),
+            Param(
+                "labels_from",
+                "choice",
+                "kmeans",
+                "'kmeans': k-means on the row-normalised Zᵀ (as the paper). 'argmax_R': the "
+                "largest entry of the learned sample-to-cluster matrix R (no k-means; diagnostic).",
+                choices=("kmeans", "argmax_R"),
+                advanced=True,
+            ),
+        )
+        + DTYPE_PARAM
     )
 
     def __init__(
         self,
         n_clusters: int = 2,
         *,
-        anchors_per_cluster: int = 10,
-        lambda1: float = 100.0,
+        anchors_per_cluster: int | None = None,
+        lambda1: float | None = None,
         lambda2: float = 0.1,
         max_iter: int = 100,
-        tol: float = 1e-8,
+        tol: float | None = None,
         formulation: str = "code",
         z_constraint: str = "none",
         kmeans_n_init: int = 20,
         labels_from: str = "kmeans",
         random_state: int | None = 0,
+        dtype: str = "auto",
     ) -> None:
         self.n_clusters = n_clusters
         self.anchors_per_cluster = anchors_per_cluster
@@ -184,27 +228,52 @@ class ALPC(BaseSolver):
         self.kmeans_n_init = kmeans_n_init
         self.labels_from = labels_from
         self.random_state = random_state
+        self.dtype = dtype
 
     @classmethod
     def estimate_memory(cls, n_samples, dims, params) -> int:  # type: ignore[override]
         c = int(params.get("n_clusters", 2))
-        mm = int(params.get("anchors_per_cluster", 10)) * c
+        mm = int(params.get("anchors_per_cluster") or auto_anchors_per_cluster(c)) * c
         per_sample = 5 * mm + 3 * c
         return int(8 * (n_samples * per_sample + 4 * sum(dims) * mm + 4 * mm * mm))
 
-    def _run(self, views: list[View], rep: Reporter) -> Generator[IterationState, None, FitResult]:
-        n, c, m = views[0].shape[0], self.n_clusters, self.anchors_per_cluster
+    def resolve_defaults(self, n, c, dims, density):  # type: ignore[override]
+        return {
+            "anchors_per_cluster": auto_anchors_per_cluster(c),
+            "lambda1": LAMBDA1_PER_SAMPLE * n,
+            "tol": AUTO_REL_TOL,
+        }
+
+    def _run_incomplete(
+        self, views: list[View], observed: np.ndarray, rep: Reporter
+    ) -> Generator[IterationState, None, FitResult]:
+        """Samples missing from views: each view reconstructs its own samples (incomplete.py)."""
+        if self.formulation == "paper" or self.z_constraint == "simplex":
+            raise ParamError(
+                "ALPC on incomplete views needs formulation 'code' or 'code_exactP' with "
+                "z_constraint 'none'"
+            )
+        zeroed = zero_missing_rows(views, observed)
+        return (yield from self._run(zeroed, rep, observed))
+
+    def _run(
+        self, views: list[View], rep: Reporter, observed: np.ndarray | None = None
+    ) -> Generator[IterationState, None, FitResult]:
+        n, c, m = views[0].shape[0], self.n_clusters, self.resolved("anchors_per_cluster")
         rng = seed_streams(self.random_state, ["anchors", "init", "postprocess_kmeans"])
         mode = self.formulation
         exact_p = mode != "code"
         simplex = "simplex" if (mode == "paper" or self.z_constraint == "simplex") else "none"
-        lam1, lam2 = float(self.lambda1), float(self.lambda2)
+        lam1, lam2 = float(self.resolved("lambda1")), float(self.lambda2)
+        # an explicit tol keeps the authors' rule on J/E²; automatic: relative change of J
+        relative, tol = self.tol is None, float(self.resolved("tol"))
         yield rep.stage("init", 0.0, f"ALPC: {m * c} anchors ({m} per cluster), {mode}")
         sq_norms = [sq_norm(x) for x in views]
         energy2 = max(sum(sq_norms), 1e-300) ** 2
         dims = [x.shape[1] for x in views]
         st = updates.init_state(dims, n, c, m)
-        if simplex == "none" and updates.use_gram(n, dims):
+        groups = None if observed is None else incomplete.patterns(observed)
+        if simplex == "none" and updates.use_gram(n, dims) and observed is None:
             msg = f"Gram matrix of the {sum(dims)} features (iterations then cost O(D²M))"
             gram = yield from rep.follow(updates.gram_steps(views), "init", msg)
             st = updates.GramState(st, gram, dims)
@@ -213,12 +282,18 @@ class ALPC(BaseSolver):
         converged, it = False, 0
         for it in range(1, self.max_iter + 1):
             with blas_single():
-                updates.z_step(views, st, lam2, simplex)
-                updates.a_step(views, st, lam1, orthonormal=mode == "paper")
+                if observed is None:
+                    updates.z_step(views, st, lam2, simplex)
+                    updates.a_step(views, st, lam1, orthonormal=mode == "paper")
+                else:
+                    incomplete.masked_z_step(views, st, lam2, groups)
+                    incomplete.masked_a_step(views, st, lam1, observed)
                 updates.u_step(st)
                 updates.p_step(st, lam1, lam2, exact=exact_p)
                 updates.r_step(st)
                 recon, anchor, coef = updates.objective_terms(sq_norms, st, lam1, lam2)
+                if observed is not None:
+                    recon = incomplete.masked_recon(sq_norms, st, observed)
             obj = float(recon.sum() + anchor + coef)
             hist.append(obj)
             for key, val in zip(extra, (obj / energy2, recon.sum(), anchor, coef), strict=True):
@@ -233,7 +308,10 @@ class ALPC(BaseSolver):
                 },
             )
             norm_hist = extra["normalized"]
-            if it > 2 and abs(norm_hist[-2] - norm_hist[-1]) < self.tol:
+            change = abs(norm_hist[-2] - norm_hist[-1]) if it > 1 else np.inf
+            if relative and it > 1:
+                change /= max(abs(norm_hist[-1]), 1e-300)
+            if it > 2 and change < tol:
                 converged = True
                 break
         with blas_single():

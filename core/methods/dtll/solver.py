@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Generator
+from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -11,6 +12,7 @@ import scipy.sparse as sp
 from core.data.dataset import View
 from core.methods.base import (
     COMMON_PARAMS,
+    DTYPE_PARAM,
     BaseSolver,
     FitResult,
     IterationState,
@@ -28,7 +30,7 @@ from core.methods.dtll.updates import (
     weighted_vote,
 )
 from core.methods.params import Param, ParamError, ParamSpec
-from core.numerics.graphs import pkn_anchor_graph_steps
+from core.numerics.streaming import graph_steps
 from core.numerics.tensor import ORIENTATIONS
 from core.numerics.threads import blas_single
 
@@ -70,6 +72,16 @@ class DTLL(BaseSolver):
         "Discrete Tensorized Label Learning with Anchor Graphs, anonymous ICLR submission; "
         "anchor graph by Xia et al., TPAMI 2022, doi:10.1109/TPAMI.2022.3187976"
     )
+    own_attributes: ClassVar[dict[str, str]] = {
+        "n_anchors_": "int: anchors m",
+        "anchor_indices_": "ndarray (m,): the samples chosen as anchors",
+        "initial_labels_": "ndarray (n,): the starting labels",
+        "anchor_order_": "ndarray (m,): anchors sorted by label",
+        "view_graphs_": "list of ndarray: the learned per-view graphs G_v",
+        "view_labels_": "list of ndarray: the labels each view alone gives",
+        "view_agreement_": "ndarray (n_views,): ARI of each view's labels with the consensus",
+        "effective_weights_": "ndarray (n_views,): α_v^r normalised, the weights as they act",
+    }
     objective_label = "Σ α_v^r ‖S_vᵀG_v‖_* − λ‖𝒢‖_Sp^p"
     objective_decreases = False
     param_spec = COMMON_PARAMS + ParamSpec(
@@ -198,6 +210,7 @@ class DTLL(BaseSolver):
             advanced=True,
         ),
     )
+    param_spec = param_spec + DTYPE_PARAM  # float32 option (core/numerics/precision.py)
 
     def __init__(
         self,
@@ -218,6 +231,7 @@ class DTLL(BaseSolver):
         sample_order: str = "by_initial_labels",
         repair_empty: bool = True,
         random_state: int | None = 0,
+        dtype: str = "auto",
     ) -> None:
         self.n_clusters = n_clusters
         self.anchor_rate = anchor_rate
@@ -235,6 +249,7 @@ class DTLL(BaseSolver):
         self.sample_order = sample_order
         self.repair_empty = repair_empty
         self.random_state = random_state
+        self.dtype = dtype
 
     def _check_input(self, views: list[View]) -> None:
         n = views[0].shape[0]
@@ -282,9 +297,9 @@ class DTLL(BaseSolver):
         )
         graphs = []
         for i, x in enumerate(views):
-            anchors = x[sel].toarray() if sp.issparse(x) else x[sel]
+            anchors = x[sel].toarray() if sp.issparse(x) else np.asarray(x[sel])
             z = yield from rep.follow(
-                pkn_anchor_graph_steps(x, anchors, self.n_neighbors),
+                graph_steps(x, anchors, self.n_neighbors),
                 "graph",
                 f"anchor graph of view {i + 1}/{nv}",
                 0.3 + 0.6 * i / nv,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Generator
+from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -11,6 +12,7 @@ import scipy.sparse as sp
 from core.data.dataset import View
 from core.methods.base import (
     COMMON_PARAMS,
+    DTYPE_PARAM,
     BaseSolver,
     FitResult,
     IterationState,
@@ -18,6 +20,7 @@ from core.methods.base import (
     register,
     seed_streams,
 )
+from core.methods.fmdc import incomplete
 from core.methods.fmdc.jit import fmdc_sweep
 from core.methods.fmdc.updates import (
     balance_empty_clusters,
@@ -26,22 +29,23 @@ from core.methods.fmdc.updates import (
     solve_view_weights,
 )
 from core.methods.params import Param, ParamError, ParamSpec
-from core.numerics.anchors import bkhk_steps
-from core.numerics.graphs import normalize_anchor_graph, pkn_anchor_graph_steps
+from core.numerics.graphs import normalize_anchor_graph
 from core.numerics.kmeans import kmeans_labels
 from core.numerics.spectral import stacked_anchor_embedding
+from core.numerics.streaming import anchor_steps, graph_steps
 
 log = logging.getLogger(__name__)
 
 __all__ = ["FMDC", "effective_anchor_count"]
 
 
-def effective_anchor_count(requested: int | None, n: int) -> int:
+def effective_anchor_count(requested: int | None, n: int, c: int = 2) -> int:
     """m = 2^p: the requested count snapped to the nearest power of 2, at most n/2.
 
-    None means the paper's rule: 128 below 5000 samples, else 1024.
+    None: the paper's rule (128 below 5000 samples, else 1024) raised to 8 anchors per
+    cluster, so that many small clusters still own several anchors each (docs/defaults.md).
     """
-    m = (128 if n < 5000 else 1024) if requested is None else requested
+    m = max(128 if n < 5000 else 1024, 8 * c) if requested is None else requested
     p = int(np.clip(round(np.log2(max(m, 2))), 1, np.floor(np.log2(max(n // 2, 2)))))
     return 2**p
 
@@ -52,7 +56,8 @@ class FMDC(BaseSolver):
 
     Shared BKHK anchors, a parameter-free k-NN anchor graph ``Z_v`` per view, and a discrete
     indicator ``Y`` with simplex view weights ``α`` minimising
-    ``J = ‖Σ_v α_v Z_v Δ_v⁻¹ Z_vᵀ − Y(YᵀY)⁻¹Yᵀ‖²_F`` (never formed: see ``fmdc_steps``).
+    ``J = ‖Σ_v α_v Z_v Δ_v⁻¹ Z_vᵀ − Y(YᵀY)⁻¹Yᵀ‖²_F`` (never formed: see
+    ``core.methods.fmdc.updates``).
     ``Y`` is updated by exact row-by-row coordinate ascent, ``α`` by a V-dimensional QP.
 
     References
@@ -70,82 +75,95 @@ class FMDC(BaseSolver):
         "finely but cost time; more neighbours give smoother, denser graphs."
     )
     reference = "Qiang et al., Fast Multi-View Discrete Clustering with Anchor Graphs, AAAI 2021"
+    supports_incomplete = True
+    own_attributes: ClassVar[dict[str, str]] = {
+        "n_anchors_": "int: anchors used (after snapping to a power of 2)",
+        "view_graphs_": "list of sparse matrices: the per-view anchor graphs Z_v (n x m)",
+    }
     objective_label = "‖Σ α_v S_v − P_Y‖²"
-    param_spec = COMMON_PARAMS + ParamSpec(
-        Param(
-            "n_anchors",
-            "int",
-            None,
-            "Number of anchors m (snapped to a power of 2, at most "
-            "n/2). Automatic: 128 below 5000 samples, else 1024.",
-            low=2,
-            high=65536,
-            log=True,
-            allow_none=True,
-        ),
-        Param(
-            "n_neighbors",
-            "int",
-            15,
-            "Anchors each sample connects to in the anchor graph.",
-            low=1,
-            high=200,
-        ),
-        Param(
-            "max_iter",
-            "int",
-            100,
-            "Maximum outer iterations (label sweep + weight update).",
-            low=1,
-            high=10_000,
-        ),
-        Param(
-            "tol",
-            "float",
-            1e-10,
-            "Stop when the objective changes less than this.",
-            low=0.0,
-            high=1.0,
-            advanced=True,
-        ),
-        Param(
-            "init",
-            "choice",
-            "anchor_spectral",
-            "Initial labels: k-means on the anchor spectral embedding, or balanced random labels.",
-            choices=("anchor_spectral", "random"),
-            advanced=True,
-        ),
-        Param(
-            "n_init",
-            "int",
-            None,
-            "Restarts (the lowest objective wins). Automatic: 1 for "
-            "the spectral start, 10 for random starts.",
-            low=1,
-            high=100,
-            allow_none=True,
-            advanced=True,
-        ),
-        Param(
-            "bkhk_space",
-            "choice",
-            "auto",
-            "Where BKHK forms its balanced groups: the full features, or a 64-dim random "
-            "projection (one pass over the data; anchors are still means of the original "
-            "features). Automatic: the projection above 5e7 stored values.",
-            choices=("auto", "full", "sketch"),
-            advanced=True,
-        ),
-        Param(
-            "alpha_solver",
-            "choice",
-            "exact_qp",
-            "View-weight solver: exact small QP, or the "
-            "paper's augmented Lagrangian (same minimiser).",
-            choices=("exact_qp", "alm"),
-            advanced=True,
-        ),
+    param_spec = (
+        COMMON_PARAMS
+        + ParamSpec(
+            Param(
+                "n_anchors",
+                "int",
+                None,
+                "Number of anchors m (snapped to a power of 2, at most "
+                "n/2). Automatic: 128 below 5000 samples, else 1024, and at least 8 per cluster.",
+                low=2,
+                high=65536,
+                log=True,
+                allow_none=True,
+            ),
+            Param(
+                "n_neighbors",
+                "int",
+                None,
+                "Anchors each sample connects to in the anchor graph. Automatic: the anchors a "
+                "cluster owns on average (m/c), between 3 and 15 (the paper's 15).",
+                low=1,
+                high=200,
+                allow_none=True,
+                typical=15,
+            ),
+            Param(
+                "max_iter",
+                "int",
+                100,
+                "Maximum outer iterations (label sweep + weight update).",
+                low=1,
+                high=10_000,
+            ),
+            Param(
+                "tol",
+                "float",
+                1e-10,
+                "Stop when the objective changes less than this.",
+                low=0.0,
+                high=1.0,
+                advanced=True,
+            ),
+            Param(
+                "init",
+                "choice",
+                "anchor_spectral",
+                "Initial labels: k-means on the anchor spectral embedding, or balanced random "
+                "labels.",
+                choices=("anchor_spectral", "random"),
+                advanced=True,
+            ),
+            Param(
+                "n_init",
+                "int",
+                None,
+                "Restarts (the lowest objective wins). Automatic: 1 for "
+                "the spectral start, 10 for random starts.",
+                low=1,
+                high=100,
+                allow_none=True,
+                advanced=True,
+            ),
+            Param(
+                "bkhk_space",
+                "choice",
+                "auto",
+                "Where BKHK forms its balanced groups: the full features, or a 64-dim random "
+                "projection (one pass over the data; anchors are still means of the original "
+                "features). Automatic: the projection above 5e7 stored values.",
+                choices=("auto", "full", "sketch"),
+                advanced=True,
+            ),
+            Param(
+                "alpha_solver",
+                "choice",
+                "exact_qp",
+                "View-weight solver: exact small QP, or the "
+                "paper's augmented Lagrangian (same minimiser).",
+                choices=("exact_qp", "alm"),
+                advanced=True,
+            ),
+        )
+        + DTYPE_PARAM
     )
 
     def __init__(
@@ -153,7 +171,7 @@ class FMDC(BaseSolver):
         n_clusters: int = 2,
         *,
         n_anchors: int | None = None,
-        n_neighbors: int = 15,
+        n_neighbors: int | None = None,
         max_iter: int = 100,
         tol: float = 1e-10,
         init: str = "anchor_spectral",
@@ -161,6 +179,7 @@ class FMDC(BaseSolver):
         bkhk_space: str = "auto",
         alpha_solver: str = "exact_qp",
         random_state: int | None = 0,
+        dtype: str = "auto",
     ) -> None:
         self.n_clusters = n_clusters
         self.n_anchors = n_anchors
@@ -172,10 +191,15 @@ class FMDC(BaseSolver):
         self.bkhk_space = bkhk_space
         self.alpha_solver = alpha_solver
         self.random_state = random_state
+        self.dtype = dtype
+
+    def resolve_defaults(self, n, c, dims, density):  # type: ignore[override]
+        m = effective_anchor_count(self.n_anchors, n, c)
+        return {"n_anchors": m, "n_neighbors": int(np.clip(m // c, 3, 15))}
 
     def _check_input(self, views: list[View]) -> None:
         n = views[0].shape[0]
-        m = effective_anchor_count(self.n_anchors, n)
+        m = effective_anchor_count(self.resolved("n_anchors"), n)
         if self.n_clusters > m:
             raise ParamError(
                 f"'n_clusters' = {self.n_clusters} exceeds the {m} anchors available for "
@@ -184,24 +208,24 @@ class FMDC(BaseSolver):
 
     @classmethod
     def estimate_memory(cls, n_samples, dims, params) -> int:  # type: ignore[override]
-        m = effective_anchor_count(params.get("n_anchors"), n_samples)
-        k = params.get("n_neighbors", 15)
+        m = effective_anchor_count(params.get("n_anchors"), n_samples, params.get("n_clusters", 2))
+        k = params.get("n_neighbors") or 15
         v = len(dims)
         return int(8 * (n_samples * (4 * k * v + 8) + m * sum(dims) * 2 + 4096 * m * 2))
 
     def _run(self, views: list[View], rep: Reporter) -> Generator[IterationState, None, FitResult]:
         n, v, c = views[0].shape[0], len(views), self.n_clusters
-        m = effective_anchor_count(self.n_anchors, n)
+        m = effective_anchor_count(self.resolved("n_anchors"), n)
         rng = seed_streams(self.random_state, ["anchors", "init", "restarts", "svds_v0"])
         msg = f"BKHK: {m} anchors" + (f" (asked {self.n_anchors})" if self.n_anchors else "")
         yield rep.stage("anchors", 0.0, msg)
         anchors, _ = yield from rep.follow(
-            bkhk_steps(views, m, rng["anchors"], space=self.bkhk_space), "anchors", msg, 0.0, 0.4
+            anchor_steps(views, m, rng["anchors"], space=self.bkhk_space), "anchors", msg, 0.0, 0.4
         )
         graphs = []
         for i, x in enumerate(views):
             z = yield from rep.follow(
-                pkn_anchor_graph_steps(x, anchors[i], self.n_neighbors),
+                graph_steps(x, anchors[i], self.resolved("n_neighbors")),
                 "graph",
                 f"anchor graph of view {i + 1}/{v}",
                 0.4 + 0.5 * i / v,
@@ -234,6 +258,47 @@ class FMDC(BaseSolver):
             view_weights=alpha,
             anchors=anchors,
             anchor_graph=consensus,
+            history=extra,
+            attributes={"n_anchors_": m, "view_graphs_": graphs},
+        )
+
+    def _run_incomplete(
+        self, views: list[View], observed: np.ndarray, rep: Reporter
+    ) -> Generator[IterationState, None, FitResult]:
+        """Samples missing from views: per-view anchors and graphs (fmdc/incomplete.py)."""
+        v, c = len(views), self.n_clusters
+        m = effective_anchor_count(self.resolved("n_anchors"), int(observed.sum(axis=0).min()))
+        rng = seed_streams(self.random_state, ["anchors", "init", "restarts", "svds_v0"])
+        anchors, graphs = yield from incomplete.observed_anchor_graphs(
+            views, observed, m, self.resolved("n_neighbors"), rng["anchors"], rep, self.bkhk_space
+        )
+        zhats = incomplete.scaled_graphs(graphs, observed)
+        gram = cross_gram(zhats)
+        equal = np.full(v, 1.0 / v)
+        yield rep.stage(
+            "graph",
+            0.95,
+            "consensus anchor graph",
+            anchor_graph=incomplete.consensus_graph(graphs, observed, equal),
+        )
+        yield rep.stage("init", 0.95, "initial labels")
+        n_init = self.n_init or (1 if self.init == "anchor_spectral" else 10)
+        best: tuple | None = None
+        embedding = None
+        for r in range(n_init):
+            labels0, embedding = self._initial_labels(zhats, c, rng, r, embedding)
+            run = yield from self._optimise(zhats, gram, labels0, rep, restart=r)
+            if best is None or run[1][-1] < best[1][-1] - 1e-12:
+                best = run
+        labels, history, alpha, extra, n_iter, converged = best
+        return FitResult(
+            labels=labels,
+            objective_history=history,
+            n_iter=n_iter,
+            converged=converged,
+            view_weights=alpha,
+            anchors=anchors,
+            anchor_graph=incomplete.consensus_graph(graphs, observed, alpha),
             history=extra,
             attributes={"n_anchors_": m, "view_graphs_": graphs},
         )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Generator, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -103,8 +103,23 @@ class RGMVC(BaseSolver):
         "near neighbours (exactly) so large n fits in memory."
     )
     reference = "Liang et al., Robust Graph-Based Multi-View Clustering, AAAI 2022"
+    own_attributes: ClassVar[dict[str, str]] = {
+        "path_": "str: 'dense' or 'sparse', the graph path that ran",
+        "effective_weights_": "ndarray (n_views,): γ_v² normalised",
+        "embedding_": "ndarray (n, c): the spectral embedding k-means ran on",
+        "kernels_": "list of str: the kernel used per view",
+        "active_views_": "ndarray: views with a non-zero weight",
+        "n_solves_": "int: inner solves of the line search",
+        "n_cache_hits_": "int: line-search evaluations reused",
+        "memory_estimate_gb_": "float: the memory estimate checked before the run",
+        "candidates_per_sample_": "float: sparse path only, candidate entries kept per row",
+        "n_reselected_": "int: sparse path only, rows re-selected exactly",
+        "reselect_log_": "list: sparse path only, rows re-selected per solve",
+    }
     objective_label = "F(γ) = max_G tr(GᵀA_γ) − ‖G‖²"
     objective_decreases = True
+    #: cosine kernels on tf-idf text; dense views as the general rule
+    auto_preprocessing = "tfidf_text"
     param_spec = COMMON_PARAMS + ParamSpec(
         Param("max_iter", "int", 500, "Maximum outer (view-weight) iterations.", low=1, high=2000),
         Param(

@@ -222,7 +222,8 @@ def balanced_split_level(
     out = np.empty(rows.shape[0], dtype=np.int64)
     for g in prange(offsets.shape[0] - 1):
         lo, hi = offsets[g], offsets[g + 1]
+        # centres in float64 whatever the data's precision (float32 data: the float32 path)
         out[lo:hi] = balanced_split(
-            x, rows[lo:hi], x[seed0[g]].copy(), x[seed1[g]].copy(), max_iter
+            x, rows[lo:hi], x[seed0[g]].astype(np.float64), x[seed1[g]].astype(np.float64), max_iter
         )
     return out

@@ -1,7 +1,7 @@
 """Tensor kernels: generalised shrinkage thresholding (GST) and the tensor Schatten-p
 proximal step on Fourier slices (one-sided Jacobi SVD per slice).
 
-GST and the slice shrinkage follow docs/methods/dtll.md (spec §6.2).
+GST and the slice shrinkage follow docs/methods/dtll.md (dtll spec §6.2).
 """
 
 from __future__ import annotations

@@ -58,7 +58,8 @@ def test_run_writes_labels_and_record_atomically(small_mat, tmp_path, capsys):
     assert "iterating" in captured.err and "objective" in captured.err
     assert "ACC 1.0000" in captured.out and "view weights:" in captured.out
     rows = list(csv.reader(out_csv.open()))
-    assert rows[0] == ["sample", "cluster", "true_label"] and len(rows) == 91
+    assert rows[0] == ["sample_id", "cluster", "truth"] and len(rows) == 91
+    assert [r[0] for r in rows[1:]] == [str(i) for i in range(1, 91)]  # the file has no ids
     record = json.loads(out_json.read_text())
     assert record["params"]["random_state"] == 3 and record["params"]["n_anchors"] == 16
     assert record["metrics"]["acc"] == 1.0 and record["objective_history"]

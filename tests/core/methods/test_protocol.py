@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 import pickle
+import pydoc
 
 import numpy as np
 import pytest
@@ -13,6 +15,7 @@ from conftest import make_blobs_views
 from core.data.dataset import DataError
 from core.methods import REGISTRY
 from core.methods.base import IterationState
+from core.methods.docstrings import COMMON_ATTRIBUTES
 from core.methods.params import ParamError
 
 NAMES = sorted(REGISTRY)
@@ -36,6 +39,35 @@ def test_spec_matches_init_signature(name):
     for p in cls.param_spec:
         assert p.help, f"{name}.{p.name} needs help text (it is the GUI tooltip)"
         p.check(p.default)  # the default itself is valid
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_spec_defaults_are_the_init_defaults(name):
+    cls = REGISTRY[name]
+    init = inspect.signature(cls.__init__).parameters
+    for p in cls.param_spec:
+        assert init[p.name].default == p.default, f"{name}.{p.name}: spec and __init__ differ"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_help_lists_every_parameter_and_attribute(name):
+    cls = REGISTRY[name]
+    text = pydoc.render_doc(cls, renderer=pydoc.plaintext)
+    assert "Parameters" in text and "Attributes" in text
+    for p in cls.param_spec:
+        assert f"{p.name} : " in text, f"help({cls.__name__}) does not list {p.name}"
+    for attr in cls.own_attributes:
+        assert f"{attr} : " in text
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_fitted_attributes_are_the_documented_ones(name, blobs):
+    cls = REGISTRY[name]
+    fitted = {a for a in vars(_solver(name).fit(blobs[0])) if a.endswith("_")}
+    documented = set(COMMON_ATTRIBUTES) | set(cls.own_attributes)
+    assert fitted <= documented, f"undocumented: {sorted(fitted - documented)}"
+    always = {a for a, text in cls.own_attributes.items() if "only" not in text}
+    assert always <= fitted, f"documented but not set: {sorted(always - fitted)}"
 
 
 @pytest.mark.parametrize("name", NAMES)

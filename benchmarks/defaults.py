@@ -1,0 +1,215 @@
+"""Defaults benchmark: every method with its defaults on every labelled shared file, next to
+the two peers a user would try instead.
+
+    python benchmarks/defaults.py [--methods fmdc,alpc] [--files BBCSport,MSRC-v1_6view]
+                                  [--seeds 0,1,2] [--csv docs/benchmarks/defaults.csv]
+    python benchmarks/defaults.py --table      # only rebuild docs/benchmarks/defaults.md
+
+A method runs exactly as ``mvc run FILE --method M --seed S`` would: ``auto`` preprocessing
+(the method's own rule), every parameter automatic, k = the true class count (choosing k is
+issue 11 item 3, benchmarked separately). The peers run on the z-scored concatenated views:
+scikit-learn ``KMeans(n_init=10)`` and ``SpectralClustering`` with a k-NN affinity. Each
+(method, file, seed) is one CSV row, appended as soon as it ends, so a run can be split with
+``--methods``/``--files``/``--seeds`` and resumed: rows already in the CSV are skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import sys
+import time
+from collections import defaultdict
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+
+from _common import DOCS, datasets_dir, git_rev, machine
+
+METHODS = ("kmeans-concat", "anchor-sc", "fmdc", "dtll", "mvsc-hfd", "alpc", "rg-mvc")
+PEERS = ("peer-kmeans", "peer-spectral")
+# labelled files, cheap first; the damaged copy and the second BBCSport layout are left out
+FILES = (
+    "TwoMoon",
+    "ThreeRing",
+    "3Sources",
+    "WebKB-203_3view",
+    "MSRC-v1_5view",
+    "MSRC-v1_6view",
+    "Dermatology",
+    "NGs",
+    "BBCSport",
+    "BBC4view",
+    "Reuters-600__triplets",
+    "Synthetic3d",
+    "WebKB",
+    "Reuters-1200",
+    "UCI-Digits_3view",
+    "Handwritten",
+    "HW2sources",
+    "BDGP_fea",
+    "Wiki_fea",
+    "MNIST-4",
+    "Cora",
+    "ACM",
+    "CiteSeer",
+    "Hdigit",
+)
+FIELDS = ("method", "file", "seed", "acc", "nmi", "seconds", "resolved", "preprocessing")
+CSV_DEFAULT = DOCS / "defaults.csv"
+
+
+def _load(name: str):
+    from core.data.io import load_dataset
+
+    return load_dataset(str(datasets_dir() / f"{name}.mat"))
+
+
+def _concat_zscored(views) -> np.ndarray:
+    import scipy.sparse as sp
+
+    from core.data.preprocessing import preprocess
+
+    dense = [x.toarray() if sp.issparse(x) else np.asarray(x, dtype=np.float64) for x in views]
+    out, _ = preprocess(dense, "zscore")
+    return np.hstack(out)
+
+
+def run_peer(name: str, x: np.ndarray, c: int, seed: int) -> np.ndarray:
+    from sklearn.cluster import KMeans, SpectralClustering
+
+    if name == "peer-kmeans":
+        return KMeans(c, n_init=10, random_state=seed).fit_predict(x)
+    k = int(min(10, max(2, x.shape[0] // (2 * c))))  # sklearn's default 10, fewer for tiny sets
+    model = SpectralClustering(
+        c, affinity="nearest_neighbors", n_neighbors=k, random_state=seed, n_jobs=1
+    )
+    return model.fit_predict(x)
+
+
+def run_method(name: str, ds, seed: int) -> tuple[np.ndarray, dict, list[str]]:
+    from core.data.preprocessing import preprocess
+    from core.methods import REGISTRY
+
+    cls = REGISTRY[name]
+    views, chosen = preprocess(ds.views, "auto", cls.auto_preprocessing)
+    solver = cls.from_params({"n_clusters": ds.n_classes, "random_state": seed})
+    solver.fit(views)
+    auto = {
+        k: v
+        for k, v in solver.resolved_params_.items()
+        if getattr(solver, k) is None and v is not None
+    }
+    return solver.labels_, auto, chosen
+
+
+def _done(path: Path) -> set[tuple[str, str, str]]:
+    if not path.exists():
+        return set()
+    with path.open() as f:
+        return {(r["method"], r["file"], r["seed"]) for r in csv.DictReader(f)}
+
+
+def run(methods, files, seeds, path: Path) -> None:
+    from core.numerics.metrics import accuracy, nmi
+
+    done = _done(path)
+    new = not path.exists()
+    with path.open("a", newline="") as f:
+        writer = csv.DictWriter(f, FIELDS)
+        if new:
+            writer.writeheader()
+        for file in files:
+            todo = [(m, s) for m in methods for s in seeds if (m, file, str(s)) not in done]
+            if not todo:
+                continue
+            ds = _load(file)
+            concat = None
+            for method, seed in todo:
+                t0 = time.perf_counter()
+                resolved, chosen = {}, []
+                if method in PEERS:
+                    if concat is None:
+                        concat = _concat_zscored(ds.views)
+                    labels = run_peer(method, concat, ds.n_classes, seed)
+                else:
+                    labels, resolved, chosen = run_method(method, ds, seed)
+                secs = time.perf_counter() - t0
+                row = {
+                    "method": method,
+                    "file": file,
+                    "seed": seed,
+                    "acc": f"{accuracy(ds.labels, labels):.4f}",
+                    "nmi": f"{nmi(ds.labels, labels):.4f}",
+                    "seconds": f"{secs:.2f}",
+                    "resolved": " ".join(f"{k}={v}" for k, v in resolved.items()),
+                    "preprocessing": "; ".join(c.removeprefix("auto: ") for c in chosen),
+                }
+                writer.writerow(row)
+                f.flush()
+                print(f"{file:24s} {method:14s} seed {seed}: ACC {row['acc']} ({secs:.1f} s)")
+
+
+def table(path: Path, margins=(0.02, 0.05)) -> str:
+    with path.open() as f:
+        rows = list(csv.DictReader(f))
+    cell: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)
+    for r in rows:
+        cell[r["method"], r["file"]].append((float(r["acc"]), float(r["nmi"])))
+    files = [x for x in FILES if any(k[1] == x for k in cell)]
+    methods = [m for m in (*METHODS, *PEERS) if any(k[0] == m for k in cell)]
+    mean = {k: tuple(np.mean(v, axis=0)) for k, v in cell.items()}
+    head = "| file | " + " | ".join(methods) + " |"
+    lines = [head, "|" + "---|" * (len(methods) + 1)]
+    for x in files:
+        vals = [
+            f"{mean[m, x][0]:.3f} / {mean[m, x][1]:.3f}" if (m, x) in mean else "not run"
+            for m in methods
+        ]
+        lines.append(f"| {x} | " + " | ".join(vals) + " |")
+    lines += ["", "Mean ACC / NMI over the seeds run (3 unless noted below).", ""]
+    lines += ["| method | files run | " + " | ".join(f">= best peer - {d}" for d in margins) + " |"]
+    lines.append("|---|---|" + "---|" * len(margins))
+    for m in methods:
+        if m in PEERS:
+            continue
+        shared = [x for x in files if (m, x) in mean and all((p, x) in mean for p in PEERS)]
+        best = {x: max(mean[p, x][0] for p in PEERS) for x in shared}
+        counts = [sum(mean[m, x][0] >= best[x] - d for x in shared) for d in margins]
+        n = max(len(shared), 1)
+        cells = [f"{k}/{len(shared)} ({100 * k / n:.0f} %)" for k in counts]
+        lines.append(f"| {m} | {len(shared)} | " + " | ".join(cells) + " |")
+    seeds = {(r["method"], r["file"]): 0 for r in rows}
+    for r in rows:
+        seeds[r["method"], r["file"]] += 1
+    odd = sorted(f"{m} on {x}: {k}" for (m, x), k in seeds.items() if k != 3)
+    if odd:
+        lines += ["", "Cells with other than 3 seeds: " + "; ".join(odd) + "."]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--methods", default=",".join((*PEERS, *METHODS)))
+    ap.add_argument("--files", default=",".join(FILES))
+    ap.add_argument("--seeds", default="0,1,2")
+    ap.add_argument("--csv", default=str(CSV_DEFAULT))
+    ap.add_argument("--table", action="store_true", help="only print the table of the CSV")
+    args = ap.parse_args()
+    path = Path(args.csv)
+    if not args.table:
+        for name, allowed in (("methods", (*PEERS, *METHODS)), ("files", FILES)):
+            bad = [v for v in getattr(args, name).split(",") if v not in allowed]
+            if bad:
+                sys.exit(f"unknown {name} {bad}; choose from {list(allowed)}")
+        seeds = [int(s) for s in args.seeds.split(",")]
+        run(args.methods.split(","), args.files.split(","), seeds, path)
+    text = table(path)
+    print(text)
+    print(f"\n{date.today()}, commit {git_rev()}, {machine()}, load {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,162 @@
+"""AnnData (``.h5ad``) and MuData (``.h5mu``) files read with h5py from their on-disk layout.
+
+The layout is documented by scverse ("AnnData on-disk format", encoding-type attributes):
+
+* an AnnData group holds ``X`` (a dense dataset, or a group with ``encoding-type``
+  ``csr_matrix`` / ``csc_matrix``: ``data``, ``indices``, ``indptr`` and a ``shape`` attribute),
+  ``obs`` (a ``dataframe`` group: its ``_index`` attribute names the id column, ``column-order``
+  lists the columns; a column is a dataset, or a ``categorical`` group of ``codes`` and
+  ``categories``, code -1 meaning missing), ``layers/<name>`` and ``obsm/<name>`` matrices;
+* a MuData file has one AnnData group per modality under ``mod/`` and a global ``obs``.
+
+We read the layout with h5py (already a dependency) instead of importing anndata/mudata: those
+bring pandas, anndata's own stack and more (tens of MB in the packaged app) to read a few
+arrays. The tests write their fixtures with h5py in the same layout.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import h5py
+import numpy as np
+import scipy.sparse as sp
+
+from core.data.dataset import DataError
+
+__all__ = ["is_anndata", "matrix_keys", "read_matrix", "read_obs"]
+
+
+def _kind(node: h5py.HLObject) -> str:
+    value = node.attrs.get("encoding-type", "")
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def is_anndata(path: Path) -> str | None:
+    """``"h5ad"`` or ``"h5mu"`` when the HDF5 file is AnnData / MuData, else None."""
+    try:
+        with h5py.File(path, "r") as f:
+            kind = _kind(f).lower()
+            if kind == "mudata" or ("mod" in f and "obs" in f):
+                return "h5mu"
+            if kind == "anndata" or ("X" in f and "obs" in f):
+                return "h5ad"
+    except OSError:
+        return None
+    return None
+
+
+def _strings(ds: h5py.Dataset) -> np.ndarray:
+    if ds.dtype.kind in "SO":
+        return np.asarray(ds.asstr()[()], dtype=str)
+    return np.asarray(ds[()]).astype(str)
+
+
+def _matrix(node: h5py.HLObject, where: str) -> np.ndarray | sp.csr_matrix:
+    if isinstance(node, h5py.Dataset):
+        arr = np.asarray(node[()], dtype=np.float64)
+        if arr.ndim != 2:
+            raise DataError(f"{where} is not a matrix (shape {arr.shape})")
+        return arr
+    kind = _kind(node)
+    if kind not in ("csr_matrix", "csc_matrix"):
+        raise DataError(f"{where}: unsupported encoding {kind or 'none'!r} (expected a matrix)")
+    shape = tuple(int(s) for s in node.attrs["shape"])
+    parts = (node["data"][()].astype(np.float64), node["indices"][()], node["indptr"][()])
+    cls = sp.csr_matrix if kind == "csr_matrix" else sp.csc_matrix
+    try:
+        mat = cls(parts, shape=shape)
+        mat.check_format(full_check=True)
+    except (ValueError, IndexError) as exc:
+        raise DataError(f"{where} is a damaged sparse matrix ({exc})") from exc
+    return mat.tocsr()
+
+
+def _obs_ids(group: h5py.Group, where: str) -> np.ndarray:
+    obs = group["obs"]
+    index = obs.attrs.get("_index", "_index")
+    index = index.decode() if isinstance(index, bytes) else str(index)
+    if index not in obs:
+        raise DataError(f"{where}: obs has no index column {index!r}")
+    return _strings(obs[index])
+
+
+def _open(path: Path) -> h5py.File:
+    try:
+        return h5py.File(path, "r")
+    except OSError as exc:
+        raise DataError(f"{path.name}: cannot open as HDF5 ({exc})") from exc
+
+
+def _anndata_group(f: h5py.File, key: str | None) -> tuple[h5py.Group, str]:
+    """The AnnData group and the matrix key inside it (``X``, ``layers/a``, ``obsm/b``)."""
+    key = (key or "").strip("/")
+    if "mod" not in f:
+        return f, key or "X"
+    mod, _, rest = key.partition("/")
+    if not mod or mod not in f["mod"]:
+        have = ", ".join(f["mod"].keys())
+        raise DataError(f"no modality {mod!r} (modalities: {have}); give e.g. '#<mod>/X'")
+    return f["mod"][mod], rest or "X"
+
+
+def read_matrix(path: Path, key: str | None) -> tuple[np.ndarray, np.ndarray | sp.csr_matrix, dict]:
+    """Ids (obs_names) and the matrix ``key`` of an .h5ad, or of a modality of an .h5mu."""
+    with _open(path) as f:
+        group, inner = _anndata_group(f, key)
+        if inner not in group:
+            have = ", ".join(matrix_keys(path))
+            raise DataError(f"{path.name}: no matrix {key or inner!r} (available: {have})")
+        where = f"{path.name}#{key or inner}"
+        values = _matrix(group[inner], where)
+        ids = _obs_ids(group, where)
+    if values.shape[0] != ids.size:
+        raise DataError(f"{where}: {values.shape[0]} rows but {ids.size} obs names")
+    return ids, values, {}
+
+
+def matrix_keys(path: Path) -> list[str]:
+    """Every matrix that can be a view (``X``, ``layers/...``, ``obsm/...``; per modality)."""
+    keys = []
+    with _open(path) as f:
+        if "mod" in f:
+            order = f["mod"].attrs.get("mod-order", list(f["mod"].keys()))
+            mods = [m.decode() if isinstance(m, bytes) else str(m) for m in order]
+            groups = [(f"{m}/", f["mod"][m]) for m in mods if m in f["mod"]]
+        else:
+            groups = [("", f)]
+        for prefix, g in groups:
+            if "X" in g:
+                keys.append(f"{prefix}X")
+            for sub in ("layers", "obsm"):
+                if sub in g:
+                    keys.extend(f"{prefix}{sub}/{k}" for k in g[sub])
+    return keys
+
+
+def read_obs(path: Path) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The ids and columns of the (global) obs table: numbers as float, the rest as text
+    (categorical columns decoded from codes + categories; missing codes become "")."""
+    with _open(path) as f:
+        obs = f["obs"]
+        ids = _obs_ids(f, path.name)
+        index = obs.attrs.get("_index", "_index")
+        order = [c.decode() if isinstance(c, bytes) else str(c)
+                 for c in obs.attrs.get("column-order", list(obs.keys()))]  # fmt: skip
+        columns: dict[str, np.ndarray] = {}
+        for name in order:
+            if name == index or name not in obs:
+                continue
+            node = obs[name]
+            if isinstance(node, h5py.Group) and _kind(node) == "categorical":
+                codes = node["codes"][()].astype(np.int64)
+                cats = np.append(_strings(node["categories"]), "")
+                columns[name] = cats[np.where(codes < 0, cats.size - 1, codes)]
+            elif isinstance(node, h5py.Group) and "values" in node and "mask" in node:
+                values = node["values"][()].astype(np.float64)  # nullable integer / boolean
+                columns[name] = np.where(node["mask"][()].astype(bool), np.nan, values)
+            elif isinstance(node, h5py.Dataset) and node.dtype.kind in "iufb":
+                columns[name] = node[()].astype(np.float64)
+            elif isinstance(node, h5py.Dataset):
+                columns[name] = _strings(node)
+    return ids, columns

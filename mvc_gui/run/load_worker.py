@@ -1,0 +1,84 @@
+"""Loading a file for the window: in a child process, with progress and Cancel.
+
+A :class:`LoadWorker` runs :func:`core.data.isolated_load.load_isolated` in a thread: the
+reader itself runs in a child process with a time and a memory limit, so a damaged file that
+crashes the reader (scipy's MATLAB reader can die of SIGSEGV), hangs it or makes it allocate
+terabytes costs only the child. The dataset comes back memory-mapped, so nothing large is
+copied on the way. The thread talks to the GUI only through queued signals; ``stop()``
+cancels (the child is killed within 0.1 s).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import traceback
+from dataclasses import dataclass, replace
+
+from PySide6.QtCore import QObject, Signal
+
+from core.data.io import DataSpec
+from core.data.isolated_load import DEFAULT_TIMEOUT, LoadCancelled, load_isolated
+from core.data.store import read_summary
+from mvc_gui.model.data_session import DataSession
+from mvc_gui.run.workers import _ThreadWorker
+
+__all__ = ["LoadLimits", "LoadWorker"]
+
+
+@dataclass
+class LoadLimits:
+    """How long and how much memory a reader child may take. ``child_module`` replaces the
+    reader (tests use one that crashes or hangs); ``memory="auto"`` is 80 % of the RAM."""
+
+    timeout: float = DEFAULT_TIMEOUT
+    memory: int | str | None = "auto"
+    child_module: str = "core.data.isolated_load"
+
+
+class LoadWorker(_ThreadWorker):
+    """Reads ``path`` in a child; ``progress(fraction, what)``, then exactly one of
+    ``done((DataSession, summary))``, ``failed(message, details)`` or ``cancelled()``."""
+
+    progress = Signal(float, str)
+    done = Signal(object)
+    failed = Signal(str, str)
+    cancelled = Signal()
+
+    def __init__(
+        self, path: str | DataSpec, limits: LoadLimits, parent: QObject | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.path = path
+        self.limits = replace(limits)  # a copy: later changes are for later loads
+
+    def _main(self) -> None:
+        store = tempfile.mkdtemp(prefix="mvc-data-")
+        try:
+            self._load(store)
+        finally:
+            shutil.rmtree(store, ignore_errors=True)  # (POSIX: the memory maps stay valid)
+
+    def _load(self, store: str) -> None:
+        lim = self.limits
+        try:
+            ds = load_isolated(
+                self.path,
+                timeout=lim.timeout,
+                memory=lim.memory,
+                progress=lambda f, what: self._emit(self.progress, f, what),
+                cancel=self._stop.is_set,
+                child_module=lim.child_module,
+                store=store,
+            )
+            # the child summarised the data: here it would be a pass over all of it
+            result = (DataSession(ds), read_summary(store) or ds.summary())
+        except LoadCancelled:
+            self._emit(self.cancelled)
+        except Exception as exc:  # DataError mostly; anything else is shown, not raised
+            self._emit(self.failed, str(exc), traceback.format_exc())
+        else:
+            if self._stop.is_set():  # cancelled just as it finished
+                self._emit(self.cancelled)
+            else:
+                self._emit(self.done, result)

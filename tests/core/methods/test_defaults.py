@@ -1,0 +1,107 @@
+"""Method-aware ``auto`` preprocessing and adaptive (data-sized) defaults (docs/defaults.md)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from core.data.demo import load_demo
+from core.data.preprocessing import choose_auto, preprocess
+from core.methods import REGISTRY
+from core.methods.fmdc.solver import FMDC
+from core.numerics.metrics import accuracy
+from core.records.runs import RunResult
+
+
+@pytest.fixture
+def views(rng):
+    dense_hist = rng.poisson(3.0, size=(60, 20)).astype(float)  # comparable scales: 'l2'
+    counts = sp.random(60, 300, density=0.05, random_state=1, format="csr")
+    counts.data = np.ceil(counts.data * 5)  # integer term counts
+    real = rng.normal(size=(60, 8)) * np.arange(1, 9)  # negative values
+    return dense_hist, counts, real
+
+
+def _auto(method: str, views) -> list[str]:
+    _, chosen = preprocess(list(views), "auto", REGISTRY[method].auto_preprocessing)
+    return [c.removeprefix("auto: ") for c in chosen]
+
+
+def test_auto_follows_each_methods_rule(views):
+    assert _auto("fmdc", views) == ["l2", "l2", "zscore"]  # the general rule
+    # MVSC-HFD: the authors' mapstd on every view (sparse: unit variance, not centred)
+    assert [c.split(" ")[0] for c in _auto("mvsc-hfd", views)] == ["zscore"] * 3
+    # ALPC: raw counts as the authors' demos feed them; dense real features z-scored
+    assert _auto("alpc", views) == ["zscore", "none", "zscore"]
+    # RG-MVC: tf-idf for count text (cosine kernel), dense views as the general rule
+    assert _auto("rg-mvc", views) == ["l2", "tfidf", "zscore"]
+
+
+def test_unknown_rule_is_refused_by_name(views):
+    with pytest.raises(ValueError, match="unknown auto preprocessing rule 'nope'"):
+        choose_auto(views[0], "nope")
+
+
+def test_fmdc_defaults_grow_with_clusters_and_respect_cluster_size():
+    def sized(n, c, **kw):
+        return FMDC(c, **kw).resolve_defaults(n, c, [10, 20], [1.0, 1.0])
+
+    assert sized(2000, 10) == {"n_anchors": 128, "n_neighbors": 12}  # the paper's 128
+    many = sized(1600, 100)  # 100 classes of 16 samples
+    assert many["n_anchors"] == 512  # 8 per cluster, snapped, at most n/2
+    assert 3 <= many["n_neighbors"] <= 1600 // 100
+    assert many["n_neighbors"] <= many["n_anchors"] // 100 + 1
+    assert sized(20000, 5)["n_anchors"] == 1024
+    # an explicit anchor count sizes the automatic neighbours; explicit values win
+    assert sized(2000, 10, n_anchors=512)["n_neighbors"] == 15
+
+
+def test_explicit_values_win_and_resolved_values_are_recorded():
+    ds = load_demo("blobs_noisy_view")
+    auto = FMDC(ds.n_classes, max_iter=3).fit(ds.views)
+    assert auto.resolved_params_["n_anchors"] == 128 and auto.n_anchors is None
+    assert auto.resolved_params_["n_neighbors"] == 15  # 128 anchors / 3 clusters > 15
+    given = FMDC(ds.n_classes, n_anchors=32, n_neighbors=4, max_iter=3).fit(ds.views)
+    assert given.resolved_params_["n_anchors"] == 32
+    assert given.resolved_params_["n_neighbors"] == 4
+    assert given.anchor_graph_.shape[1] == 32
+    record = json.loads(RunResult.from_solver(auto, true_labels=ds.labels).to_json())
+    assert record["params"]["n_anchors"] is None  # what the user asked for: automatic
+    assert record["resolved_params"]["n_anchors"] == 128  # what the fit used
+
+
+@pytest.mark.parametrize(
+    ("method", "floor"),
+    [
+        ("fmdc", 0.9),
+        ("alpc", 0.9),
+        ("dtll", 0.9),
+        ("mvsc-hfd", 0.9),
+        ("rg-mvc", 0.9),
+        ("kmeans-concat", 0.9),
+    ],
+)
+def test_defaults_cluster_a_small_demo_well(method, floor):
+    ds = load_demo("blobs_noisy_view")
+    cls = REGISTRY[method]
+    views, _ = preprocess([x[::2] for x in ds.views], "auto", cls.auto_preprocessing)
+    solver = cls.from_params({"n_clusters": ds.n_classes, "random_state": 0}).fit(views)
+    assert accuracy(ds.labels[::2], solver.labels_) >= floor
+
+
+def test_cli_shows_the_auto_choice_and_the_automatic_values(capsys, tmp_path):
+    from core.cli.main import main
+
+    record = tmp_path / "run.json"
+    argv = ["run", "--demo", "blobs_noisy_view", "--method", "mvsc-hfd", "--quiet"]
+    assert main([*argv, "--report", str(record)]) == 0
+    err = capsys.readouterr().err
+    assert "auto preprocessing for mvsc-hfd: z-score every feature" in err
+    assert err.count(": auto: zscore") == 4  # every view, by the method's rule
+    assert "automatic parameters: n_anchors=3" in err  # MVSC-HFD: m = c (authors' code)
+    saved = json.loads(record.read_text())
+    assert saved["preprocessing"] == ["auto: zscore"] * 4
+    assert saved["resolved_params"]["n_anchors"] == 3
