@@ -23,7 +23,6 @@ from core.data.dataset import DataError, View, check_observed, check_views
 from core.methods.docstrings import add_sections
 from core.methods.params import Param, ParamError, ParamSpec
 from core.numerics.assign import AnchorAssigner, anchor_votes, sample_reference
-from core.numerics.n_clusters import estimate_n_clusters
 from core.numerics.precision import DTYPES, resolve_dtype
 
 __all__ = [
@@ -366,6 +365,10 @@ class BaseSolver(ClusterMixin, BaseEstimator):
         estimate = None
         try:  # "auto" is resolved here, so every method gets it; the parameter stays "auto"
             if auto:
+                # imported here: it pulls in numba kernels and scikit-learn, which a solver
+                # child process that never estimates k should not pay for at start-up
+                from core.numerics.n_clusters import estimate_n_clusters
+
                 yield rep.stage("init", 0.0, "estimating the number of clusters")
                 full = xs if mask is None else [x[mask.all(axis=1)] for x in xs]
                 estimate = estimate_n_clusters(full, self.random_state)
