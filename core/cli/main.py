@@ -21,12 +21,16 @@ import numpy as np
 from core.cli.data_args import add_data_args, add_table_args, load_data, select_views
 from core.cli.experiments import add_experiment_parsers, run_experiment
 from core.cli.params import add_param_flags, collect_params
+from core.cli.predict import add_predict_parser, cmd_predict
 from core.cli.tune import add_tune_parser, cmd_tune
 from core.data.dataset import DataError, MultiViewDataset
 from core.data.preprocessing import AUTO_RULES, preprocess
+from core.experiments.amputation import fill_missing
 from core.methods import REGISTRY
 from core.methods.base import IterationState, normalized_weights
 from core.methods.params import ParamError
+from core.records.prediction_file import PredictionModel, write_prediction
+from core.records.profiles_table import cluster_profiles, feature_names_of, write_profiles_csv
 from core.records.report import check_report_path, write_report
 from core.records.runs import RunResult, write_labels_csv, write_run_json
 
@@ -162,8 +166,16 @@ def cmd_run(full: argparse.Namespace) -> int:
             "handles incomplete views"
         )
     pp = full.preprocess.split(",") if "," in full.preprocess else full.preprocess
-    views, chosen = preprocess(ds.views, pp, cls.auto_preprocessing)
+    if ds.observed is not None:  # missing rows are never read: fill them so that they do not
+        # shift preprocessing statistics (z-score means) away from the observed samples
+        views, chosen = preprocess(
+            fill_missing(ds.views, ds.observed, "mean"), pp, cls.auto_preprocessing
+        )
+    else:
+        views, chosen = preprocess(ds.views, pp, cls.auto_preprocessing)
     err = sys.stderr
+    for note in ds.warnings:  # what loading repaired, imputed or left out: never silent
+        err.write(f"note: {note}\n")
     if "auto" in pp:
         rule = AUTO_RULES[cls.auto_preprocessing][1]
         err.write(f"auto preprocessing for {full.method}: {rule}\n")
@@ -195,6 +207,19 @@ def cmd_run(full: argparse.Namespace) -> int:
     if full.report:
         write_run_json(full.report, result)
         sys.stdout.write(f"run record written to {full.report}\n")
+        if getattr(solver, "assigner_", None) is not None:  # for `mvc predict`
+            used = [int(t) - 1 for t in full.views.split(",")] if full.views else None
+            idx = used or list(range(ds.n_views))
+            write_prediction(
+                full.report, PredictionModel.from_solver(solver, ds.views, chosen, idx)
+            )
+    if full.profile:
+        rows, _ = cluster_profiles(
+            ds.views, result.labels, ds.view_names,
+            [feature_names_of(ds, v, x.shape[1]) for v, x in enumerate(ds.views)],
+        )  # fmt: skip
+        write_profiles_csv(full.profile, rows)
+        sys.stdout.write(f"cluster profiles written to {full.profile}\n")
     if full.html:
         write_report(full.html, result, loaded.summary())
         sys.stdout.write(f"HTML report written to {full.html}\n")
@@ -274,6 +299,7 @@ def build_parser(method: str | None = None) -> argparse.ArgumentParser:
         "damaged file cannot crash the command)",
     )
     sub.add_parser("methods", help="list the methods and their parameters")
+    add_predict_parser(sub)
     run = sub.add_parser("run", help="cluster a file with one method")
     run.add_argument("--method", required=True, choices=sorted(REGISTRY))
     add_data_args(run)
@@ -287,6 +313,11 @@ def build_parser(method: str | None = None) -> argparse.ArgumentParser:
     run.add_argument("--report", help="write the JSON run record here")
     run.add_argument("--html", help="write an HTML report of the run here (self-contained)")
     run.add_argument("--quiet", action="store_true", help="no progress output")
+    run.add_argument(
+        "--profile",
+        help="write the cluster profiles here: per view and cluster the features that set it "
+        "apart (effect size, Mann-Whitney test, BH q-values), CSV",
+    )
     if method:
         cls = REGISTRY[method]
         add_param_flags(run, cls.param_spec, cls.title)
@@ -308,6 +339,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_methods(args)
         if args.command in ("sweep", "robustness"):
             return run_experiment(args)
+        if args.command == "predict":
+            return cmd_predict(args)
         if args.command == "tune":
             return cmd_tune(args)
         return cmd_run(args)

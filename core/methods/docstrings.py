@@ -27,6 +27,9 @@ COMMON_ATTRIBUTES: dict[str, str] = {
     "anchor_graph_": "(n_samples, n_anchors) sparse or dense matrix, or None: the "
     "sample-to-anchor graph shown as the heat map.",
     "stage_times_": "dict of str to float: seconds spent in each stage.",
+    "assigner_": "AnchorAssigner: the reference points ``predict`` ties new samples to "
+    "(the method's anchors or fitted samples, with their clusters; complete views only).",
+    "n_features_in_": "list of int: the number of features of each fitted view.",
     "resolved_params_": "dict: every parameter's value in this fit, automatic ones resolved "
     "from the data (docs/defaults.md).",
     "n_clusters_": "int: the number of clusters used (the estimate when n_clusters='auto').",

@@ -96,8 +96,10 @@ class RunHistory:
         self.labels: np.ndarray | None = None  # renumbered for steady colours: display only
         self.solver_labels: np.ndarray | None = None  # the solver's own numbers: exports
         self.heat: HeatMap | None = None
+        self.extras: dict[str, float] = {}  # the latest state's secondary scalars
         self.final: Frame | None = None
         self.result: Any = None  # a core.records.runs.RunResult once finished or stopped
+        self.prediction: Any = None  # core.records.prediction_file.PredictionModel, if any
         # per-iteration states for teaching playback (labels/heat maps capped: playback.py)
         self.snapshots = SnapshotRecorder()
 
@@ -116,6 +118,8 @@ class RunHistory:
             self.solver_labels = np.asarray(st.labels, dtype=np.int64)
         if frame.heat is not None:
             self.heat = frame.heat
+        if st.extras:
+            self.extras = dict(st.extras)
         self.last = frame
         self.snapshots.record(frame)
         if st.final:

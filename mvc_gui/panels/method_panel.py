@@ -39,6 +39,11 @@ class MethodPanel(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         self.combo = QComboBox()
         self.combo.setToolTip("Clustering method (every registered solver)")
+        # sized by its longest title the combo made the window wider than 1280 px
+        self.combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.combo.setMinimumContentsLength(24)
         layout.addWidget(self.combo)
         self.help = QLabel()
         self.help.setObjectName("helpText")

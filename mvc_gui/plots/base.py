@@ -74,7 +74,20 @@ class PlotBox(QFrame):
         self.export_button.setAutoRaise(True)
         bar.addWidget(self.export_button)
         layout.addLayout(bar)
+        # why the panel shows nothing, or what it shows instead (words, never clipped)
+        self.note = QLabel("")
+        self.note.setObjectName("plotNote")
+        self.note.setWordWrap(True)
+        self.note.setStyleSheet("color: #5b6573;")
+        self.note.hide()
+        layout.addWidget(self.note)
         layout.addWidget(view, 1)
+
+    def set_note(self, text: str) -> None:
+        """A sentence under the title (hidden when empty)."""
+        if self.note.text() != text:
+            self.note.setText(text)
+        self.note.setVisible(bool(text))
 
     def add_control(self, widget: QWidget) -> None:
         self.controls.insertWidget(self.controls.count() - 1, widget)

@@ -6,6 +6,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QCheckBox
 
+from mvc_gui.model.panel_notes import scores_note
 from mvc_gui.model.run_history import LIVE_METRICS, RunHistory
 from mvc_gui.plots.base import PlotBox
 
@@ -43,6 +44,12 @@ class ConvergencePlot(PlotBox):
             for k in LIVE_METRICS
         }
         legend.setBrush(pg.mkBrush(255, 255, 255, 200))
+        # a method that labels samples only at the end: final scores as points, and why
+        self.final_points = {
+            k: self.metrics.plot(pen=None, symbol="o", symbolSize=8, symbolBrush=METRIC_PENS[k])
+            for k in LIVE_METRICS
+        }
+
         view.ci.layout.setRowStretchFactor(0, 3)
         view.ci.layout.setRowStretchFactor(1, 2)
         self.log_box = QCheckBox("log scale")
@@ -54,11 +61,20 @@ class ConvergencePlot(PlotBox):
     def _on_log_toggled(self, on: bool) -> None:
         self.objective.setLogMode(y=on)
 
-    def clear(self, label: str = "objective", labels_known: bool = True) -> None:
+    def clear(
+        self, label: str = "objective", labels_known: bool = True, method_title: str = ""
+    ) -> None:
+        # a long formula as axis label was clipped: the axis says "objective", the title
+        # and tooltip carry the formula
+        self.method_title = method_title
+        short = label if len(label) <= 18 else "objective"
+        self.title.setText("Convergence" if short == label else "Convergence (objective)")
+        self.setToolTip(f"Objective: {label}")
         # only what changed: a new axis label re-lays out the plot (another full repaint)
-        if self.objective.getAxis("left").labelText != label:
-            self.objective.setLabel("left", label)
-        for c in (self.curve, *self.metric_curves.values()):
+        if self.objective.getAxis("left").labelText != short:
+            self.objective.setLabel("left", short)
+        self.set_note("")
+        for c in (self.curve, *self.metric_curves.values(), *self.final_points.values()):
             if c.xData is not None and len(c.xData):
                 c.setData([], [])
         self.metrics.setVisible(labels_known)
@@ -73,3 +89,14 @@ class ConvergencePlot(PlotBox):
             mx = np.asarray(history.metric_iterations, dtype=float)
             for k, curve in self.metric_curves.items():
                 curve.setData(mx, np.asarray(history.metrics[k], dtype=float))
+        elif self.metrics.isVisible() and history.iterations:
+            self._final_scores(history)
+
+    def _final_scores(self, history: RunHistory) -> None:
+        final = history.final
+        scores = final.metrics if final is not None else {}
+        x = float(history.iterations[-1])
+        for k, points in self.final_points.items():
+            if k in scores:
+                points.setData([x], [float(scores[k])])
+        self.set_note(scores_note(self.method_title, False, bool(scores)))

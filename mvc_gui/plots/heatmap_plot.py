@@ -54,17 +54,20 @@ class HeatmapPlot(PlotBox):
         self.cols_strip = pg.ImageItem()
         self.plot.addItem(self.rows_strip)
         self.plot.addItem(self.cols_strip)
+        # the colour bar lies under the map: beside it, in a ~160 px panel, the bar and its
+        # numbers took most of the width and squeezed the map into a strip
         self.bar = pg.ColorBarItem(
-            colorMap=pg.colormap.get("viridis"), interactive=False, width=12, label="weight"
-        )
+            colorMap=pg.colormap.get("viridis"), interactive=False, width=8,
+            orientation="horizontal",
+        )  # fmt: skip
+        self.bar.getAxis("bottom").setStyle(tickFont=small)
+        self.bar.setToolTip("anchor weight")
         self.bar.setImageItem(self.image)
-        view.addItem(self.bar, row=0, col=1)
+        view.addItem(self.bar, row=1, col=0)
         self.highlight = pg.QtWidgets.QGraphicsRectItem()
         self.highlight.setPen(pg.mkPen("#d62728", width=2))
         self.highlight.hide()
         self.plot.addItem(self.highlight)
-        self.note = pg.TextItem("", color="#6b7686", anchor=(0.5, 0.5))
-        self.plot.addItem(self.note, ignoreBounds=True)
         view.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.heat: HeatMap | None = None
         self.clear("Shown when the method\nprovides its graph")
@@ -74,15 +77,19 @@ class HeatmapPlot(PlotBox):
         for item in (self.image, self.rows_strip, self.cols_strip):
             item.clear()
         self.highlight.hide()
-        self.note.setText(note)
-        self.note.setPos(0.5, 0.5)
+        self.set_note(note.replace("\n", " "))
+        self.bar.setVisible(False)
+        self.plot.getAxis("bottom").setTicks(None)
         self.plot.setRange(xRange=(0, 1), yRange=(0, 1))
 
     def set_heatmap(self, heat: HeatMap) -> None:
         first = self.heat is None or self.heat.image.shape != heat.image.shape
         self.heat = heat
-        self.note.setText("")
+        self.set_note("")
+        self.bar.setVisible(True)
         rows, m = heat.image.shape
+        # name only both ends of the anchor axis (crowded numbers ran into each other)
+        self.plot.getAxis("bottom").setTicks([[(0, "0"), (m, str(m))]])
         self.image.setImage(heat.image, levels=heat.levels, autoLevels=False)
         self.image.setRect(QRectF(0, 0, m, rows))
         self.bar.setLevels(heat.levels)

@@ -1,4 +1,9 @@
-"""View weights: one bar per view, animated towards the latest weights, with view names."""
+"""View weights: one bar per view, animated towards the latest weights, with view names.
+
+A method without view weights gets what it has instead (ALPC: each view's share of the
+reconstruction error, under that title) or a sentence saying why the panel is empty
+(``mvc_gui.model.panel_notes``).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QFont
 
+from mvc_gui.model.panel_notes import WeightsDisplay
 from mvc_gui.plots.base import PlotBox
 
 __all__ = ["WeightsPlot"]
@@ -45,14 +51,14 @@ class WeightsPlot(PlotBox):
             self._timer.stop()
             self.current = np.zeros(n)
             self.target = np.zeros(n)
+            self.set_note("")
             self._draw()
             return
         self.names = list(names)
         self.current = np.zeros(n)
         self.target = np.zeros(n)
-        short = [nm if len(nm) <= 9 else nm[:8] + "\u2026" for nm in names]
-        self.plot.getAxis("bottom").setTicks([list(enumerate(short))])
-        self.setToolTip("Views: " + ", ".join(names))
+        self._update_ticks()
+        self.setToolTip("Views: " + ", ".join(f"{i + 1} {nm}" for i, nm in enumerate(names)))
         for t in self._texts:
             self.plot.removeItem(t)
         self._texts = []
@@ -65,6 +71,19 @@ class WeightsPlot(PlotBox):
         self.plot.setXRange(-0.6, n - 0.4, padding=0)
         self._draw()
 
+    def _update_ticks(self) -> None:
+        """View names under the bars when they fit, else view numbers (names in the
+        tooltip): six names in a narrow panel ran into each other."""
+        short = [nm if len(nm) <= 9 else nm[:8] + "\u2026" for nm in self.names]
+        room = self.plot.getViewBox().width() or self.width()
+        fits = sum(len(t) + 1 for t in short) * 6.5 <= room
+        ticks = short if fits else [str(i + 1) for i in range(len(self.names))]
+        self.plot.getAxis("bottom").setTicks([list(enumerate(ticks))])
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._update_ticks()
+
     def set_weights(self, weights: np.ndarray | None, animate: bool = True) -> None:
         if weights is None or len(weights) != len(self.names):
             return
@@ -74,6 +93,21 @@ class WeightsPlot(PlotBox):
         else:
             self.current = self.target.copy()
             self._draw()
+
+    def show_display(self, display: WeightsDisplay, animate: bool = True) -> None:
+        """Bars, title, axis label and note of a :class:`WeightsDisplay`."""
+        if self.title.text() != display.title:
+            self.title.setText(display.title)
+        if self.plot.getAxis("left").labelText != display.axis:
+            self.plot.setLabel("left", display.axis)
+        self.set_note(display.note)
+        if display.values is None:
+            self._timer.stop()
+            self.current = np.zeros(len(self.names))
+            self.target = np.zeros(len(self.names))
+            self._draw()
+        else:
+            self.set_weights(display.values, animate)
 
     def _on_timer_timeout(self) -> None:
         self.current += 0.35 * (self.target - self.current)
@@ -85,8 +119,9 @@ class WeightsPlot(PlotBox):
     def _draw(self) -> None:
         n = len(self.names)
         self.bars.setOpts(x=np.arange(n), height=self.current, width=0.6)
-        top = max(float(self.target.max(initial=0)), float(self.current.max(initial=0)), 1e-9)
-        self.plot.setYRange(0, top * 1.18, padding=0)
+        top = max(float(self.target.max(initial=0)), float(self.current.max(initial=0)))
+        top = top if top > 0 else 1.0  # nothing to show: a plain 0..1 axis, not 1e-9
+        self.plot.setYRange(0, top * 1.28, padding=0)  # room for the value labels
         for i, t in enumerate(self._texts):
             t.setText(f"{self.current[i]:.2f}" if self.target.any() else "")
             t.setPos(i, self.current[i] + top * 0.12)

@@ -18,12 +18,15 @@ C code then cannot stall the window, and Stop can terminate it even inside a lon
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from core.data.dataset import DataError
 from core.methods import REGISTRY
+from core.records.prediction_file import PredictionModel
 from core.records.runs import RunResult
 from mvc_gui.model.data_session import DataSession
 from mvc_gui.model.run_history import RunHistory
@@ -213,6 +216,11 @@ class RunController(QObject):
             sample_ids=_own_ids(session),
             class_names=session.dataset.class_names,
         )
+        idx = session.view_indices
+        with contextlib.suppress(DataError, ValueError):  # incomplete views: none
+            history.prediction = PredictionModel.from_solver(
+                end.solver, [session.dataset.views[i] for i in idx], end.preprocessing, idx
+            )
         # result.labels stay the solver's own numbers (the same file as `mvc run` writes);
         # history.labels keep the renumbering that holds colours steady, for display only
         return result

@@ -100,15 +100,18 @@ def serve(conn: Any) -> None:
             return
         if kind != "run":
             continue  # a stray control message for a run that already ended
-        run_id, solver, views, methods, labels, paused = payload
+        run_id, solver, views, methods, labels, paused, observed = payload
         control = _PipeControl(conn, run_id, paused)
         end = run_solver(
             run_id,
             solver,
-            lambda v=views, m=methods, r=solver.auto_preprocessing: preprocess_views(v, m, r),
+            lambda v=views, m=methods, r=solver.auto_preprocessing, o=observed: preprocess_views(
+                v, m, r, o
+            ),
             labels,
             lambda frame: conn.send(("frame", slim_frame(frame))),
             control,
+            observed,
         )
         end.solver = slim_solver(end.solver) if end.status == "finished" else None
         conn.send(("end", end))

@@ -110,6 +110,9 @@ class RunListPanel(QWidget):
             ("show", "Show", "Show the selected run in every plot (or double-click it)",
              self.show_selected),
             ("compare", "Compare", "Compare the two selected runs", self.compare_selected),
+            ("consensus", "Consensus", "One partition the selected runs agree on (locally "
+             "weighted ensemble clustering, Huang et al. 2018), with their agreement",
+             self.consensus_selected),
             ("use", "Use parameters", "Put the selected run's method and parameters in the "
              "method panel", self.use_selected),
             ("remove", "Remove", "Remove the selected runs from the list", self.remove_selected),
@@ -226,6 +229,7 @@ class RunListPanel(QWidget):
         self.buttons["show"].setEnabled(n == 1)
         self.buttons["use"].setEnabled(n == 1)
         self.buttons["compare"].setEnabled(n == 2)
+        self.buttons["consensus"].setEnabled(n >= 2)
         self.buttons["remove"].setEnabled(n > 0)
         self.buttons["clear"].setEnabled(bool(self.entries))
         self.buttons["export"].setEnabled(bool(self.entries))
@@ -265,6 +269,15 @@ class RunListPanel(QWidget):
             self._error("Select exactly two runs to compare (Ctrl+click).")
             return None
         return self.compare(*chosen)
+
+    def consensus_selected(self) -> Any:
+        from mvc_gui.tools.consensus import start_consensus
+
+        chosen = self.selected_entries()
+        if len(chosen) < 2 or len({e.data for e in chosen}) != 1:
+            self._error("Select two or more runs of the same data for a consensus (Ctrl+click).")
+            return None
+        return start_consensus(self, chosen)
 
     def compare(self, first: RunEntry, second: RunEntry) -> Any:
         from mvc_gui.tools.compare import CompareDialog

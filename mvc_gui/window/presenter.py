@@ -12,6 +12,7 @@ from PySide6.QtCore import QObject, Signal
 
 from core.methods import REGISTRY
 from mvc_gui.model.data_session import DataSession
+from mvc_gui.model.panel_notes import graph_note, recon_shares, weights_display
 from mvc_gui.model.playback import PlaybackFrame, playback_frame
 from mvc_gui.model.run_history import RunHistory
 from mvc_gui.panels.results_panel import ResultsPanel, metric_rows
@@ -77,7 +78,8 @@ class RunPresenter(QObject):
         cls = REGISTRY.get(history.method)
         label = cls.objective_label if cls else "objective"
         truth = self.session.labels if self.session else None
-        self.convergence.clear(label, labels_known=truth is not None)
+        title = cls.title if cls else history.method
+        self.convergence.clear(label, labels_known=truth is not None, method_title=title)
         self.weights.set_views(self.session.view_names)
         self.heatmap.clear("Shown when the method\nprovides its graph")
         self.results.status.setText(f"Running {history.method}...")
@@ -88,8 +90,9 @@ class RunPresenter(QObject):
             return
         st = history.last.state
         self.convergence.update_history(history)
-        if st.view_weights is not None:
-            self.weights.set_weights(st.view_weights)
+        shares = recon_shares(st.extras, len(self.weights.names))
+        if st.view_weights is not None or shares is not None:
+            self._show_weights(history, st.view_weights, st.extras)
         if history.labels is not None:
             self._show_labels(history.labels)
         if history.heat is not None and history.heat is not self.heatmap.heat:
@@ -127,8 +130,18 @@ class RunPresenter(QObject):
             extra.append(("objective", f"{result.objective_history[-1]:.6g}"))
         self.results.show_metrics(metric_rows(result.metrics, extra))
         self.results.status.setText(f"<b>{history.method}</b>: finished.")
-        if result.view_weights is not None:
-            self.weights.set_weights(np.asarray(result.view_weights))
+        self._show_weights(history, result.view_weights, history.extras)
+        if history.heat is None:
+            cls = REGISTRY.get(history.method)
+            self.heatmap.clear(graph_note(cls.title if cls else history.method))
+
+    def _show_weights(self, history: RunHistory, weights, extras, animate: bool = True) -> None:
+        """View weights, or what the method has instead and why (panel_notes)."""
+        cls = REGISTRY.get(history.method)
+        n = len(self.weights.names)
+        w = None if weights is None else np.asarray(weights, dtype=float)
+        title = cls.title if cls else history.method
+        self.weights.show_display(weights_display(history.method, title, w, extras, n), animate)
 
     def on_run_stopped(self, history: RunHistory) -> None:
         result = history.result
@@ -153,15 +166,15 @@ class RunPresenter(QObject):
         cls = REGISTRY.get(history.method)
         truth = self.session.labels if self.session else None
         label = cls.objective_label if cls else "objective"
-        self.convergence.clear(label, labels_known=truth is not None)
+        title = cls.title if cls else history.method
+        self.convergence.clear(label, labels_known=truth is not None, method_title=title)
         self.convergence.update_history(history)
         names = list(result.view_names) if result is not None and result.view_names else []
         self.weights.set_views(names or (self.session.view_names if self.session else []))
         weights = result.view_weights if result is not None else None
         if weights is None and history.last is not None:
             weights = history.last.state.view_weights
-        if weights is not None:
-            self.weights.set_weights(np.asarray(weights, dtype=float), animate=False)
+        self._show_weights(history, weights, history.extras, animate=False)
         if history.heat is not None:
             self.heatmap.set_heatmap(history.heat)
         else:
@@ -201,8 +214,8 @@ class RunPresenter(QObject):
         for item in (marker, *lines):
             item.setVisible(frame.marker is not None)
         self._fix_playback_range(history)
-        if snap.view_weights is not None:
-            self.weights.set_weights(snap.view_weights, animate=False)
+        if snap.view_weights is not None or snap.extras:
+            self._show_weights(history, snap.view_weights, snap.extras, animate=False)
         if frame.labels is not None:
             self._show_labels(frame.labels)
         else:  # this method has no labels yet at this iteration

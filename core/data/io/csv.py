@@ -294,7 +294,7 @@ def read_csv_file(
         labels = _labels_from_text(
             table.strings(label_col), f"{path.name} column '{header[label_col]}'"
         )
-    return assemble_dataset(
+    ds = assemble_dataset(
         views,
         labels,
         label_where=f"column '{header[label_col]}'" if label_col is not None else "labels",
@@ -303,3 +303,8 @@ def read_csv_file(
         notes=notes,
         orient=False,
     )
+    # the header names the features (cluster profiles show them): "<view>:<feature>"
+    names = [[header[c].split(":", 1)[-1].strip() for c in cols] for cols in groups.values()]
+    if [len(f) for f in names] == ds.dims:
+        ds.meta["feature_names"] = names
+    return ds

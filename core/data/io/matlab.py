@@ -281,13 +281,19 @@ def read_mat73(path: Path, notes: list[str], progress: Progress | None = None) -
     """Read a MATLAB v7.3 (HDF5) file; dimensions are reversed back to MATLAB's order."""
     import h5py
 
+    # a damaged HDF5 file fails in the library as OSError, RuntimeError (e.g. "bad heap free
+    # list"), KeyError or ValueError, on opening or on listing its variables
+    damaged = (OSError, RuntimeError, KeyError, ValueError)
     try:
         h5file = h5py.File(path, "r")
-    except OSError as exc:
+    except damaged as exc:
         raise DataError(f"cannot open the HDF5 (MATLAB v7.3) file: {exc}") from exc
     out: dict[str, object] = {}
     with h5file:
-        keys = list(h5file)
+        try:
+            keys = list(h5file)
+        except damaged as exc:
+            raise DataError(f"the HDF5 (MATLAB v7.3) file is damaged: {exc}") from exc
         for k, key in enumerate(keys):
             if key.startswith("#"):
                 continue

@@ -35,7 +35,7 @@ def test_runs_fill_the_list_as_they_finish_or_stop(qtbot, loaded):
     h1 = _run(qtbot, loaded, lam=0.5)
     loaded.method_panel.set_params({"max_iter": 1000, "delay": 0.05, "random_state": 9})
     loaded.run()
-    qtbot.waitUntil(lambda: loaded.controller.history.labels is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: loaded.controller.history.labels is not None, timeout=60_000)
     with qtbot.waitSignal(loaded.controller.run_stopped, timeout=2000):
         loaded.stop()
     assert [e.number for e in panel.entries] == [1, 2]
@@ -170,3 +170,29 @@ def test_use_parameters_and_refusals(threads, qtbot, loaded):
     assert not panel.show_entry(panel.entries[0])
     assert "not on the data loaded now" in loaded.messages.text
     assert loaded.plots["embedding"].labels is None
+
+
+def test_consensus_of_selected_runs_is_a_run_of_its_own(threads, qtbot, loaded, tmp_path):
+    """Runs dock > Consensus (issue 14, item 3): LWGP of three runs joins the list with
+    the agreement between the runs in the note; its labels export like any run's."""
+    panel = loaded.tools.runs
+    for seed in (1, 2, 3):
+        _run(qtbot, loaded, n_clusters=3, random_state=seed)
+    panel.select_numbers([1, 2, 3])
+    assert panel.buttons["consensus"].isEnabled()
+    assert panel.consensus_selected() is not None
+    qtbot.waitUntil(lambda: len(panel.entries) == 4, timeout=20_000)
+    entry = panel.entries[-1]
+    assert entry.history.method == "consensus" and entry.result.params["runs"] == [1, 2, 3]
+    assert (
+        "Agreement (ARI) #1-#2" in panel.note.text() and "with the consensus" in panel.note.text()
+    )
+    truth = loaded.session.labels
+    best = max(adjusted_rand(truth, e.result.labels) for e in panel.entries[:3])
+    assert adjusted_rand(truth, entry.result.labels) >= best - 0.05
+    assert panel.show_entry(entry)
+    out = tmp_path / "consensus.csv"
+    loaded.ask_save_path = lambda *a: str(out)
+    loaded.export_labels()
+    rows = list(csv.DictReader(open(out)))
+    assert [int(r["cluster"]) for r in rows] == entry.result.labels.tolist()

@@ -1,0 +1,130 @@
+"""What ``mvc predict`` needs from a run, stored beside its JSON record.
+
+``run.json`` gets a sibling ``run.predict.npz`` with the preprocessing statistics of each
+view used (``core.data.preprocess_stats``), which views of the file the run used, and the
+reference points with their clusters that new samples are tied to
+(``core.numerics.assign.AnchorAssigner``). Written atomically; read back without pickle.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core.data.atomic import atomic_write
+from core.data.dataset import DataError, MultiViewDataset, View
+from core.data.preprocess_stats import apply_stats, fit_stats
+from core.numerics.assign import AnchorAssigner
+
+__all__ = [
+    "PredictionModel",
+    "predict_dataset",
+    "prediction_path",
+    "read_prediction",
+    "write_prediction",
+]
+
+FORMAT = "mvc-studio-predict/1"
+
+
+def prediction_path(run_json: str | os.PathLike[str]) -> Path:
+    """``run.predict.npz`` beside ``run.json``."""
+    p = Path(run_json)
+    return p.with_name(p.stem + ".predict.npz")
+
+
+@dataclass
+class PredictionModel:
+    """Everything needed to assign new samples: which views of a file the run used, their
+    feature counts, the fitted preprocessing statistics and the reference points."""
+
+    view_indices: list[int]
+    dims: list[int]
+    stats: list[dict[str, np.ndarray]]
+    assigner: AnchorAssigner
+
+    @classmethod
+    def from_solver(
+        cls,
+        solver: Any,
+        raw_views: Sequence[View],
+        chosen: Sequence[str],
+        view_indices: Sequence[int],
+    ) -> PredictionModel:
+        """From a fitted solver; ``raw_views`` are the views before preprocessing."""
+        assigner = getattr(solver, "assigner_", None)
+        if assigner is None:
+            raise DataError("this run cannot assign new samples (fitted on incomplete views?)")
+        return cls(
+            [int(i) for i in view_indices],
+            [int(x.shape[1]) for x in raw_views],
+            [fit_stats(x, name) for x, name in zip(raw_views, chosen, strict=True)],
+            assigner,
+        )
+
+    def predict(self, ds: MultiViewDataset) -> np.ndarray:
+        """Clusters of the samples of ``ds`` (same views and features as the run's data)."""
+        idx = self.view_indices
+        if max(idx) >= ds.n_views:
+            where = ds.source or ds.name
+            raise DataError(f"the run used view {max(idx) + 1}; {where} has {ds.n_views}")
+        views = []
+        for v, i in enumerate(idx):
+            x = ds.views[i]
+            if x.shape[1] != self.dims[v]:
+                raise DataError(
+                    f"view {i + 1} ({ds.view_names[i]!r}) of {ds.source or ds.name} has "
+                    f"{x.shape[1]} features; the run was fitted on {self.dims[v]}"
+                )
+            views.append(apply_stats(x, self.stats[v]))
+        return self.assigner.predict(views)
+
+
+def write_prediction(run_json: str | os.PathLike[str], model: PredictionModel) -> Path:
+    """Store ``model`` as ``run.predict.npz`` beside ``run_json`` (atomically)."""
+    arrays: dict[str, np.ndarray] = {"format": np.str_(FORMAT)}
+    arrays["view_indices"] = np.asarray(model.view_indices, dtype=np.int64)
+    arrays["dims"] = np.asarray(model.dims, dtype=np.int64)
+    for v, stats in enumerate(model.stats):
+        for key, val in stats.items():
+            arrays[f"pre{v}_{key}"] = np.asarray(val)
+    arrays.update({f"ref_{k}": v for k, v in model.assigner.to_arrays().items()})
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)
+    return atomic_write(prediction_path(run_json), buf.getvalue())
+
+
+def read_prediction(run_json: str | os.PathLike[str]) -> PredictionModel:
+    path = prediction_path(run_json)
+    if not path.exists():
+        raise DataError(
+            f"{path} not found: write the run with `mvc run ... --report {Path(run_json).name}` "
+            "(it stores what prediction needs beside the record)"
+        )
+    with np.load(path, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    if str(arrays.get("format")) != FORMAT:
+        raise DataError(f"{path} is not an MVC Studio prediction file")
+    n_views = int(arrays["dims"].size)
+    stats = [
+        {k.split("_", 1)[1]: val for k, val in arrays.items() if k.startswith(f"pre{v}_")}
+        for v in range(n_views)
+    ]
+    ref = {k[4:]: val for k, val in arrays.items() if k.startswith("ref_")}
+    return PredictionModel(
+        [int(i) for i in arrays["view_indices"]],
+        [int(d) for d in arrays["dims"]],
+        stats,
+        AnchorAssigner.from_arrays(ref),
+    )
+
+
+def predict_dataset(run_json: str | os.PathLike[str], ds: MultiViewDataset) -> np.ndarray:
+    """Clusters of the samples of ``ds`` under the run recorded at ``run_json``."""
+    return read_prediction(run_json).predict(ds)
