@@ -19,6 +19,7 @@ from PySide6.QtGui import QAction
 from mvc_gui.tools import (
     assign,
     choose_k,
+    profiles,
     report,
     robustness,
     runs,
@@ -45,6 +46,7 @@ class Tools:
     table_import: TableImport
     report_action: QAction
     assign_action: QAction
+    profiles_action: QAction
     runs: RunListPanel
     sessions: SessionIO
     teaching: TeachingTool
@@ -60,6 +62,7 @@ def install_tools(host: ToolHost) -> Tools:
         table_import=table_import.install(host),
         report_action=report.install(host),
         assign_action=assign.install(host),
+        profiles_action=profiles.install(host),
         runs=run_list,
         sessions=sessions.install(host, run_list),
         teaching=teaching.install(host),
