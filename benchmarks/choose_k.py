@@ -1,7 +1,7 @@
 """Choosing k without labels: the estimate against the true class count on the shared files.
 
     MVC_DATASETS=../shared/datasets python benchmarks/choose_k.py [--files A.mat,B.mat]
-        [--seed 0] [--out docs/benchmarks/choose_k.md]
+        [--seed 0] [--out docs/benchmarks/choose_k.md] [--n-anchors 128 --n-neighbors 10]
 
 For every labelled shared file (auto preprocessing, as a solver sees it) it runs
 ``core.numerics.n_clusters.estimate_n_clusters`` and reports the estimate, the runner-up,
@@ -18,6 +18,8 @@ import os
 import time
 from datetime import date
 
+import numpy as np
+
 from _common import DOCS, datasets_dir, git_rev, machine
 from core.data.atomic import atomic_write
 from core.data.io import load_dataset
@@ -31,13 +33,15 @@ def labelled_files() -> list[str]:
     return sorted(p.name for p in datasets_dir().glob("*.mat") if p.name not in SKIP)
 
 
-def run_file(name: str, seed: int) -> dict:
+def run_file(name: str, seed: int, **options: int) -> dict:
     ds = load_dataset(datasets_dir() / name)
     if ds.labels is None:
         return {}
     views, _ = preprocess(ds.views, "auto")
     t0 = time.perf_counter()
-    est = estimate_n_clusters(views, seed)
+    if options.get("n_anchors"):  # a power of 2 <= n, as the estimator needs
+        options["n_anchors"] = min(options["n_anchors"], 2 ** int(np.log2(ds.n_samples)))
+    est = estimate_n_clusters(views, seed, **{k: v for k, v in options.items() if v})
     return {
         "file": name,
         "n": ds.n_samples,
@@ -95,17 +99,25 @@ def main() -> None:
     ap.add_argument("--files", help="comma-separated file names (default: all labelled)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=str(DOCS / "choose_k.md"))
+    ap.add_argument("--n-anchors", type=int, help="estimator option (default: its own)")
+    ap.add_argument("--n-neighbors", type=int, help="estimator option (default: its own)")
     args = ap.parse_args()
-    cache = DOCS / "choose_k.json"
+    options = {"n_anchors": args.n_anchors, "n_neighbors": args.n_neighbors}
+    tag = "".join(f"_{k}{v}" for k, v in options.items() if v)
+    if tag and args.out == str(DOCS / "choose_k.md"):
+        args.out = str(DOCS / f"choose_k{tag}.md")
+    cache = DOCS / f"choose_k{tag}.json"
     rows = {r["file"]: r for r in json.loads(cache.read_text())} if cache.exists() else {}
     for name in args.files.split(",") if args.files else labelled_files():
-        row = run_file(name, args.seed)
+        row = run_file(name, args.seed, **options)
         if row:
             rows[name] = row
             print(json.dumps(row), flush=True)
     ordered = [rows[k] for k in sorted(rows)]
     atomic_write(cache, json.dumps(ordered, indent=1))
-    command = "MVC_DATASETS=../shared/datasets python benchmarks/choose_k.py"
+    command = "MVC_DATASETS=../shared/datasets python benchmarks/choose_k.py" + "".join(
+        f" --{k.replace('_', '-')} {v}" for k, v in options.items() if v
+    )
     atomic_write(args.out, table(ordered, command))
     print(table(ordered, command))
 

@@ -90,6 +90,7 @@ def main() -> None:
     ap.add_argument("--methods", default="fmdc,alpc,dtll,mvsc-hfd,rg-mvc")
     ap.add_argument("--files", help="comma-separated file names (default: all labelled)")
     ap.add_argument("--seeds", default="0,1")
+    ap.add_argument("--table-only", action="store_true", help="rewrite the table from the cache")
     args = ap.parse_args()
     cache = DOCS / "tune_regret.json"
     rows = (
@@ -98,7 +99,7 @@ def main() -> None:
         else {}
     )
     seeds = [int(s) for s in args.seeds.split(",")]
-    for method in args.methods.split(","):
+    for method in [] if args.table_only else args.methods.split(","):
         for name in args.files.split(",") if args.files else labelled_files():
             try:
                 row = run(method, name, seeds)

@@ -2,7 +2,8 @@
 
 A view that does not fit in memory as float64 is handed to a solver as a
 :class:`RowBlockSource`: an array-like with ``shape``, ``dtype`` and ``blocks(rows)``,
-which yields ``(start, stop, block)`` with ``block`` a float64 ``(stop - start) x d`` array.
+which yields ``(start, stop, block)`` with ``block`` a ``(stop - start) x d`` array (float32
+for float32 data, else float64).
 The anchor and graph passes (``core.numerics.streaming``) make one sweep over the blocks
 each; only the n x m anchor graph and the labels are held in memory.
 
@@ -60,14 +61,19 @@ class RowBlockSource:
     def _read(self, start: int, stop: int) -> np.ndarray:
         raise NotImplementedError
 
+    @property
+    def compute_dtype(self) -> np.dtype:
+        """float32 for float32 data (BLAS at twice the speed, half the bytes), else float64."""
+        return np.dtype(np.float32 if self.dtype == np.float32 else np.float64)
+
     def read(self, start: int, stop: int) -> np.ndarray:
-        """Rows ``start:stop`` as a C-contiguous float64 array, checked finite."""
+        """Rows ``start:stop`` as a C-contiguous array of ``compute_dtype``, checked finite."""
         return self._checked(self._read(start, stop), start)
 
     def _checked(self, raw: np.ndarray, start: int) -> np.ndarray:
         if sp.issparse(raw):
             raw = raw.toarray()
-        block = np.ascontiguousarray(raw, dtype=np.float64)
+        block = np.ascontiguousarray(raw, dtype=self.compute_dtype)
         bad = ~np.isfinite(block)
         if bad.any():
             r, c = (int(i) for i in np.argwhere(bad)[0])

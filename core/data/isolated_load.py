@@ -28,7 +28,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+try:
+    import resource as _resource
+except ImportError:  # Windows
+    _resource = None  # type: ignore[assignment]
+
 from core.data.dataset import DataError, MultiViewDataset
+from core.data.io.aligned import DataSpec
 from core.data.store import open_store
 
 __all__ = ["DEFAULT_TIMEOUT", "LoadCancelled", "default_memory_limit", "load_isolated"]
@@ -72,7 +78,7 @@ def _reader(stream, out: queue.Queue) -> None:
 
 
 def load_isolated(
-    path: str | os.PathLike[str],
+    path: str | os.PathLike[str] | DataSpec,
     *,
     timeout: float = DEFAULT_TIMEOUT,
     memory: int | str | None = "auto",
@@ -89,18 +95,29 @@ def load_isolated(
     ``child_module`` replaces the child (tests use a reader that crashes or hangs).
     Raises DataError (damaged file, crash, time-out, memory) or LoadCancelled.
     """
-    p = Path(path)
+    if isinstance(path, DataSpec):  # views from several files: sent as JSON, named by view
+        arg = json.dumps(path.to_dict())
+        p = Path("views " + ", ".join(v.name for v in path.views))
+    else:
+        arg = str(path)
+        p = Path(path)
     limit = default_memory_limit() if memory == "auto" else memory
     folder = Path(store) if store is not None else Path(tempfile.mkdtemp(prefix="mvc-data-"))
     env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    # Linux: start the child with vfork (no preexec_fn: forking a large GUI process copies its
+    # page tables while holding the GIL) and cap it from here; it is still starting Python
+    later = limit is not None and _resource is not None and hasattr(_resource, "prlimit")
     proc = subprocess.Popen(
-        [sys.executable, "-m", child_module, str(p), str(folder)],
+        [sys.executable, "-m", child_module, arg, str(folder)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env=env,
-        preexec_fn=_limit(limit),
+        preexec_fn=None if later else _limit(limit),
     )
+    if later:
+        with contextlib.suppress(OSError, ValueError):
+            _resource.prlimit(proc.pid, _resource.RLIMIT_AS, (limit, limit))
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=_reader, args=(proc.stdout, lines), daemon=True).start()
     doing, answer = f"opening {p.name}", None
@@ -176,14 +193,19 @@ def _child(path: str, folder: str) -> int:
         _answer({"fraction": fraction, "what": what})
 
     try:
-        dataset = load_dataset(path, progress=say)
+        if path.startswith("{"):  # a DataSpec (views and metadata from several files)
+            from core.data.io import load_spec
+
+            dataset = load_spec(DataSpec.from_dict(json.loads(path)))
+        else:
+            dataset = load_dataset(path, progress=say)
         say(1.0, "writing the data for the app")
-        write_store(dataset, folder)
+        write_store(dataset, folder, summary=True)
     except DataError as exc:
         _answer({"error": str(exc)})
         return 0
     except MemoryError:
-        name = Path(path).name
+        name = "the views" if path.startswith("{") else Path(path).name
         _answer({"error": f"{name}: not enough memory to load this file"})
         return 0
     _answer({"done": True})

@@ -29,7 +29,7 @@ import scipy.sparse as sp
 from core.data.atomic import atomic_write
 from core.data.dataset import DataError, MultiViewDataset
 
-__all__ = ["STORE_FORMAT", "open_store", "write_store"]
+__all__ = ["STORE_FORMAT", "open_store", "read_summary", "write_store"]
 
 STORE_FORMAT = "mvc-studio dataset store"
 _VERSION = 1
@@ -47,8 +47,12 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def write_store(dataset: MultiViewDataset, folder: str | os.PathLike[str]) -> Path:
-    """Write ``dataset`` into ``folder`` (created); the manifest is written last."""
+def write_store(
+    dataset: MultiViewDataset, folder: str | os.PathLike[str], *, summary: bool = False
+) -> Path:
+    """Write ``dataset`` into ``folder`` (created); the manifest is written last. ``summary``
+    also stores ``dataset.summary()`` (a pass over all the data: cheaper in the writer than in
+    a GUI process, where it would hold the interpreter lock)."""
     root = Path(folder)
     root.mkdir(parents=True, exist_ok=True)
     kinds = []
@@ -88,8 +92,18 @@ def write_store(dataset: MultiViewDataset, folder: str | os.PathLike[str]) -> Pa
         "observed": dataset.observed is not None,
         "metadata": columns,
     }
+    if summary:
+        manifest["summary"] = json.loads(json.dumps(dataset.summary(), default=str))
     atomic_write(root / "manifest.json", json.dumps(manifest))
     return root
+
+
+def read_summary(folder: str | os.PathLike[str]) -> dict | None:
+    """The summary written with the store, or None."""
+    try:
+        return json.loads((Path(folder) / "manifest.json").read_text()).get("summary")
+    except (OSError, ValueError):
+        return None
 
 
 def _load(root: Path, name: str, mmap: bool) -> np.ndarray:

@@ -19,6 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from core.data.dataset import DataError, View
+from core.data.missing import zero_missing_rows
 
 __all__ = ["FILLS", "amputate", "amputation_mask", "fill_missing"]
 
@@ -42,12 +43,6 @@ def amputation_mask(n: int, n_views: int, rate: float, seed: int | None = 0) -> 
     return mask
 
 
-def _zero_rows(x: View, keep: np.ndarray) -> View:
-    if sp.issparse(x):
-        return sp.csr_matrix(sp.diags(keep.astype(np.float64)) @ x)
-    return np.where(keep[:, None], x, 0.0)
-
-
 def amputate(
     views: Sequence[View], rate: float, seed: int | None = 0
 ) -> tuple[list[View], np.ndarray]:
@@ -56,7 +51,7 @@ def amputate(
     The inputs are never modified.
     """
     mask = amputation_mask(views[0].shape[0], len(views), rate, seed)
-    return [_zero_rows(x, mask[:, v]) for v, x in enumerate(views)], mask
+    return zero_missing_rows(views, mask), mask
 
 
 def fill_missing(views: Sequence[View], observed: np.ndarray, how: str) -> list[View]:
@@ -67,7 +62,7 @@ def fill_missing(views: Sequence[View], observed: np.ndarray, how: str) -> list[
     out = []
     for v, x in enumerate(views):
         keep = observed[:, v]
-        x = _zero_rows(x, keep)
+        x = zero_missing_rows([x], keep[:, None])[0]
         if how == "mean" and not keep.all():
             mean = np.asarray(x[keep].mean(axis=0)).ravel()
             x = x.toarray() if sp.issparse(x) else x

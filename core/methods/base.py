@@ -197,7 +197,7 @@ COMMON_PARAMS = ParamSpec(
         "int",
         2,
         "Number of clusters to find, or 'auto': estimated from the data (largest eigengaps "
-        "of the multi-view anchor graph, the most stable one across subsamples).",
+        "of the multi-view anchor graph, the largest one stable across subsamples).",
         low=2,
         high=100_000,
         auto=True,
@@ -229,8 +229,8 @@ DTYPE_PARAM = ParamSpec(
         "choice",
         "auto",
         "Precision of the passes over the data: float32 halves the memory and speeds up the "
-        "products with the data (small solves stay float64). Automatic: float32 above 5e7 "
-        "stored values or when the data already are float32.",
+        "products with the data (small solves stay float64). Automatic: the data's own "
+        "precision (float32 data are never copied to float64).",
         choices=DTYPES,
         advanced=True,
     ),
@@ -364,15 +364,14 @@ class BaseSolver(ClusterMixin, BaseEstimator):
             )
         rep = Reporter(self.max_iter)
         estimate = None
-        if auto:  # resolved here, so every method gets it; the parameter stays "auto"
-            yield rep.stage("init", 0.0, "estimating the number of clusters")
-            full = xs if mask is None else [x[mask.all(axis=1)] for x in xs]
-            estimate = estimate_n_clusters(full, self.random_state)
-            self.n_clusters = estimate.k
-            yield rep.stage(
-                "init", 0.0, f"estimated {estimate.k} clusters (runner-up {estimate.runner_up})"
-            )
-        try:
+        try:  # "auto" is resolved here, so every method gets it; the parameter stays "auto"
+            if auto:
+                yield rep.stage("init", 0.0, "estimating the number of clusters")
+                full = xs if mask is None else [x[mask.all(axis=1)] for x in xs]
+                estimate = estimate_n_clusters(full, self.random_state)
+                self.n_clusters = estimate.k
+                msg = f"estimated {estimate.k} clusters (runner-up {estimate.runner_up})"
+                yield rep.stage("init", 0.0, msg)
             self.resolved_params_ = self._resolve_params(xs)  # after k is known
             self._check_input(xs)
             run = self._run(xs, rep) if mask is None else self._run_incomplete(xs, mask, rep)

@@ -119,6 +119,22 @@ def use_sketch(views: Sequence[View], mode: str) -> bool:
     return mode == "sketch"
 
 
+def exact_partition_space(views: Sequence[View]) -> list[View]:
+    """Where BKHK partitions without approximation: the concatenated views when they are dense
+    and hold at most SKETCH_ABOVE values, so that a whole tree level is one parallel kernel
+    call (per-group Python gathers cost 3.2 s of FMDC's 4.1 s at n = 10k); else the views
+    themselves (per-view gathers, no copy). The geometry is the same (distances up to rounding).
+
+    An n x n sample-space embedding (E Eᵀ = Σ X_v X_vᵀ) for wide data was tried: forming the
+    Gram matrix costs n²·d, more than all of BKHK (about 35 n·d) in the concatenated space.
+    """
+    dense = not any(sp.issparse(x) for x in views)
+    stored = sum(x.shape[0] * x.shape[1] for x in views)
+    if dense and len(views) > 1 and stored <= SKETCH_ABOVE:
+        return [np.hstack(views)]  # a temporary copy of at most SKETCH_ABOVE values
+    return list(views)
+
+
 def _split_level(
     x: np.ndarray,
     groups: list[np.ndarray],
@@ -161,6 +177,8 @@ def bkhk_steps(
     if use_sketch(views, space):
         views = [sketch_views(views, SKETCH_DIM, rng)]
         yield 0.05
+    else:
+        views = exact_partition_space(views)
     sq = [row_sq_norms(x) for x in views]
     groups = [np.arange(n)]
     if len(views) == 1 and not sp.issparse(views[0]):

@@ -109,6 +109,19 @@ def tsne_embedding(
     n = X.shape[0]
     if n < 4:
         return np.zeros((n, 2)) if n else np.empty((0, 2))
+    return np.array(_tsne(X, callback, n_jobs, random_state, perplexity, early_iter, n_iter))
+
+
+def _tsne(
+    X: np.ndarray,
+    callback: Callback | None,
+    n_jobs: int,
+    random_state: int,
+    perplexity: float,
+    early_iter: int,
+    n_iter: int,
+) -> TSNEEmbedding:
+    n = X.shape[0]
     perplexity = float(min(perplexity, max((n - 1) / 3.0, 1.0)))
     aff = affinity.PerplexityBasedNN(
         X, perplexity=perplexity, n_jobs=n_jobs, random_state=random_state, verbose=False
@@ -128,7 +141,7 @@ def tsne_embedding(
         )
         if callback is not None and callback(step * CHUNK, np.array(emb)):
             raise EmbeddingCancelled("t-SNE cancelled")
-    return np.array(emb)
+    return emb
 
 
 def _nearest(
@@ -163,12 +176,16 @@ def approximate_embedding(
     callback: Callback | None = None,
     n_jobs: int = 1,
     random_state: int = 0,
+    refine_iter: int = 0,
 ) -> np.ndarray:
     """Fast layout for large n: t-SNE of a subsample, the rest placed from their neighbours.
 
     Each non-embedded sample goes to the inverse-distance weighted mean of its ``k`` nearest
     embedded samples (in the representation space), plus a tiny deterministic jitter so
     duplicates do not stack. Intermediate frames reach ``callback`` for all n samples.
+    ``refine_iter > 0`` then optimises the placed samples against the fixed subsample
+    layout with openTSNE's own ``transform`` (its t-SNE gradient for new points) for that
+    many iterations.
     """
     X = np.ascontiguousarray(X, dtype=np.float64)
     n = X.shape[0]
@@ -192,8 +209,14 @@ def approximate_embedding(
         def inner(it: int, small: np.ndarray) -> bool | None:
             return callback(it, place(small))
 
-    small = tsne_embedding(X[sub], callback=inner, n_jobs=n_jobs, random_state=random_state)
-    return place(small)
+    sub_x = X[sub]
+    emb = _tsne(sub_x, inner, n_jobs, random_state, 30.0, 250, 500)
+    full = place(np.array(emb))
+    if refine_iter > 0:
+        rest = np.setdiff1d(np.arange(n), sub, assume_unique=True)
+        moved = emb.transform(X[rest], initialization="median", n_iter=refine_iter)
+        full[rest] = np.asarray(moved)
+    return full
 
 
 def embed(

@@ -14,12 +14,12 @@ from collections.abc import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["DTYPES", "FLOAT32_ABOVE", "resolve_dtype"]
+__all__ = ["DTYPES", "FLOAT32_ABOVE", "prefer_float32", "resolve_dtype"]
 
 DTYPES = ("auto", "float64", "float32")
-# "auto" switches to float32 above this many stored values (n x Σ d_v dense, nnz sparse):
-# 5e7 values are 400 MB as float64, where the data passes dominate the time (the same size
-# above which FMDC's BKHK sketches, docs/benchmarks/float32.md)
+# Size above which data should be *loaded* as float32 (loaders, out-of-core stores): 5e7
+# values are 400 MB as float64. A solver does not convert float64 input itself on "auto":
+# the float32 copy would sit next to the caller's float64 array (peak memory x1.5, not /2).
 FLOAT32_ABOVE = 50_000_000
 
 
@@ -30,18 +30,17 @@ def _stored(x: object) -> int:
     return int(np.prod(shape))
 
 
-def _is_float32(x: object) -> bool:
-    return getattr(x, "dtype", None) == np.float32
+def prefer_float32(views: Sequence[object]) -> bool:
+    """Whether data of this size should be held as float32 (more than FLOAT32_ABOVE values)."""
+    return sum(_stored(x) for x in views) > FLOAT32_ABOVE
 
 
 def resolve_dtype(mode: str, views: Sequence[object]) -> type:
-    """The working dtype for ``mode``: "float64", "float32", or "auto" (float32 when the views
-    already are float32, so they are never copied to float64, or hold more than
-    FLOAT32_ABOVE values; else float64)."""
+    """The working dtype for ``mode``: "float64", "float32", or "auto": float32 when every view
+    already is float32 (so it is never copied to float64), else float64."""
     if mode not in DTYPES:
         raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {mode!r}")
     if mode == "auto":
-        big = sum(_stored(x) for x in views) > FLOAT32_ABOVE
-        single = len(views) > 0 and all(_is_float32(x) for x in views)
-        return np.float32 if big or single else np.float64
+        single = len(views) > 0 and all(getattr(x, "dtype", None) == np.float32 for x in views)
+        return np.float32 if single else np.float64
     return np.float32 if mode == "float32" else np.float64

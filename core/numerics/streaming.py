@@ -51,8 +51,9 @@ def stream_sketch(sources: Sequence, dim: int, rng: np.random.Generator) -> np.n
     out = np.zeros((sources[0].shape[0], dim))
     for x in sources:
         r = rng.standard_normal((x.shape[1], dim)) / np.sqrt(dim)
+        r_block = r.astype(x.compute_dtype)
         for start, stop, block in x.blocks():
-            out[start:stop] += block @ r
+            out[start:stop] += block @ r_block
     return out
 
 
@@ -109,9 +110,12 @@ def stream_pkn_graph_steps(
     anchor_sq = row_sq_norms(anchors)
     idx = np.empty((n, k_eff), dtype=np.int64)
     val = np.empty((n, k_eff), dtype=np.float64)
+    # float32 data: the product in float32 (the floor of the pass), distances in float64
+    anchors_t = np.ascontiguousarray(anchors.T, dtype=source.compute_dtype)
     for start, stop, block in source.blocks():
-        gram = np.ascontiguousarray(block @ anchors.T)
-        idx[start:stop], val[start:stop] = pkn_rows(gram, row_sq_norms(block), anchor_sq, k_eff)
+        gram = np.asarray(block @ anchors_t, dtype=np.float64)
+        sq = row_sq_norms(block).astype(np.float64)
+        idx[start:stop], val[start:stop] = pkn_rows(gram, sq, anchor_sq, k_eff)
         yield stop / n
     indptr = np.arange(0, n * k_eff + 1, k_eff, dtype=np.int64)
     z = sp.csr_matrix((val.ravel(), idx.ravel(), indptr), shape=(n, m))

@@ -22,14 +22,33 @@ def _like(x: View, a: np.ndarray) -> np.ndarray:
     return a if a.dtype == x.dtype else a.astype(x.dtype)
 
 
-def data_dot(x: View, a: np.ndarray) -> np.ndarray:
-    """x @ a (n x k), in the data's precision, returned as float64."""
+def _wide(x: View, exact: bool) -> View:
+    # exact: a float32 view is multiplied in float64 (the stored values, no float32 rounding of
+    # the product); dense views in row blocks so the float64 copy never exists whole
+    return x.astype(np.float64) if exact and x.dtype != np.float64 and sp.issparse(x) else x
+
+
+def data_dot(x: View, a: np.ndarray, exact: bool = False) -> np.ndarray:
+    """x @ a (n x k), in the data's precision (float64 if ``exact``), returned as float64."""
+    if exact and x.dtype != np.float64 and not sp.issparse(x):
+        step = max(1, (32 << 20) // (8 * max(x.shape[1], 1)))
+        return np.vstack(
+            [x[i : i + step].astype(np.float64) @ a for i in range(0, x.shape[0], step)]
+        )
+    x = _wide(x, exact)
     with blas_full(_flops(x, a.shape[1])):
         return np.asarray(x @ _like(x, a), dtype=np.float64)
 
 
-def xt_dot(x: View, zt: np.ndarray) -> np.ndarray:
+def xt_dot(x: View, zt: np.ndarray, exact: bool = False) -> np.ndarray:
     """xᵀ @ zt (d x k, dense, float64): X Zᵀ in the papers' d x n orientation."""
+    if exact and x.dtype != np.float64 and not sp.issparse(x):
+        step = max(1, (32 << 20) // (8 * max(x.shape[1], 1)))
+        return sum(
+            x[i : i + step].astype(np.float64).T @ zt[i : i + step]
+            for i in range(0, x.shape[0], step)
+        )
+    x = _wide(x, exact)
     with blas_full(_flops(x, zt.shape[1])):
         out = x.T @ _like(x, zt)
     return np.asarray(out.toarray() if sp.issparse(out) else out, dtype=np.float64)

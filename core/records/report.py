@@ -164,6 +164,11 @@ def _method_section(result: RunResult) -> str:
         )
     out.append("<h3>Parameters</h3>")
     out.append(html_table(["parameter", "value", "default", "", "meaning"], rows, "params"))
+    if est := result.n_clusters_estimate:
+        out.append(
+            f"<p>Number of clusters estimated without labels: <b>{est['k']}</b> (runner-up "
+            f"{est['runner_up']}; eigengap candidates {escape(str(est['candidates']))}).</p>"
+        )
     out.append("</section>")
     return "\n".join(out)
 

@@ -104,6 +104,10 @@ class DataSource:
     relative_path: str | None = None
     demo: str | None = None
     synthetic: dict[str, Any] | None = None
+    #: kind "tables": the :class:`core.data.io.DataSpec` (views aligned by id) as a dict
+    spec: dict[str, Any] | None = None
+    #: the samples' own ids in data order (checked when the session is reopened)
+    sample_ids: list[str] | None = None
 
 
 @dataclass
@@ -185,10 +189,14 @@ def session_json(state: SessionState, session_path: str | os.PathLike[str]) -> s
         except ValueError:  # another drive on Windows
             rel = None
         data["relative_path"] = None if rel is None else Path(rel).as_posix()
+    elif src.kind == "tables":
+        data["spec"] = src.spec
     else:
         data["demo"] = src.demo
         if src.synthetic is not None:
             data["synthetic"] = src.synthetic
+    if src.sample_ids is not None:
+        data["sample_ids"] = list(src.sample_ids)
     record = {
         "format": FORMAT,
         "version": VERSION,
@@ -245,17 +253,24 @@ def _parse_source(data: Any) -> DataSource:
     if not isinstance(data, dict):
         raise SessionFileError("'data' must be an object describing the data source")
     kind = _need(data, "kind", str, "data")
-    if kind not in ("file", "demo"):
-        raise SessionFileError(f"data: 'kind' must be 'file' or 'demo', got {kind!r}")
+    if kind not in ("file", "demo", "tables"):
+        raise SessionFileError(f"data: 'kind' must be 'file', 'demo' or 'tables', got {kind!r}")
     src = DataSource(
         kind=kind,
         name=_need(data, "name", str, "data"),
         n_samples=_need(data, "n_samples", int, "data"),
         view_names=[str(v) for v in _need(data, "view_names", list, "data")],
     )
+    ids = _need(data, "sample_ids", list, "data", optional=True)
+    if ids is not None:
+        if len(ids) != src.n_samples or not all(isinstance(i, str) for i in ids):
+            raise SessionFileError(f"data: 'sample_ids' must be {src.n_samples} strings")
+        src.sample_ids = ids
     if kind == "file":
         src.path = _need(data, "path", str, "data")
         src.relative_path = _need(data, "relative_path", str, "data", optional=True)
+    elif kind == "tables":
+        src.spec = _need(data, "spec", dict, "data")
     else:
         src.demo = _need(data, "demo", str, "data")
         synthetic = _need(data, "synthetic", dict, "data", optional=True)

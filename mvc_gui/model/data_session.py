@@ -17,13 +17,22 @@ from core.data.dataset import DataError, MultiViewDataset
 from core.data.demo import load_demo as core_load_demo
 from core.data.demo import make_synthetic
 from core.data.preprocessing import PREPROCESSORS, preprocess
+from core.experiments.amputation import fill_missing
 
 __all__ = ["PREPROCESSORS", "DataSession", "load_demo", "preprocess_views"]
 
 
 def preprocess_views(
-    views: list, methods: list[str], auto_rule: str = "general"
+    views: list,
+    methods: list[str],
+    auto_rule: str = "general",
+    observed: np.ndarray | None = None,
 ) -> tuple[list, list[str]]:
+    """Preprocessed views (``auto`` by the method's rule); with ``observed`` the missing rows are
+    first filled with the view's observed mean (only so that statistics follow the observed
+    samples: they are never read)."""
+    if observed is not None:
+        views = fill_missing(views, observed, "mean")
     out, chosen = preprocess(list(views), list(methods), auto_rule)
     return list(out), list(chosen)
 
@@ -98,6 +107,7 @@ class DataSession:
                 [self.dataset.views[i] for i in idx],
                 [self.methods[i] for i in idx],
                 self.auto_rule,
+                self.observed,
             )
             self._cache = {key: (views, chosen)}
             self.chosen.update(zip(idx, chosen, strict=True))

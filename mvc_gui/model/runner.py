@@ -75,6 +75,7 @@ def run_solver(
     true_labels: np.ndarray | None,
     push: Callable[[Frame], None],
     control: Control,
+    observed: np.ndarray | None = None,
 ) -> RunEnd:
     t0 = time.perf_counter()
     end = RunEnd(run_id, "finished", solver)
@@ -85,7 +86,7 @@ def run_solver(
         views, chosen = prepare()
         end.preprocessing = tuple(chosen)
         builder = FrameBuilder(run_id, true_labels)
-        gen = solver.iterate(views)
+        gen = solver.iterate(views, observed)  # observed: samples missing from a view
         while True:
             if not control.wait_turn():
                 end.status = "stopped"

@@ -6,6 +6,8 @@ nothing blocks the event loop or a test.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QMessageBox, QPushButton, QWidget
 
@@ -24,6 +26,10 @@ class MessageBar(QFrame):
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.label, 1)
+        self.action_button = QPushButton()
+        self.action_button.clicked.connect(self._act)
+        layout.addWidget(self.action_button)
+        self._action: Callable[[], None] | None = None
         self.details_button = QPushButton("Details...")
         self.details_button.clicked.connect(self.show_details)
         layout.addWidget(self.details_button)
@@ -39,8 +45,19 @@ class MessageBar(QFrame):
         self.details_box: QMessageBox | None = None
         self.hide()
 
-    def show_message(self, level: str, text: str, details: str = "") -> None:
+    def show_message(
+        self,
+        level: str,
+        text: str,
+        details: str = "",
+        action: tuple[str, Callable[[], None]] | None = None,
+    ) -> None:
+        """Show ``text``; ``action`` = (button label, callback) offers one thing to do (the
+        bar closes when it is clicked)."""
         self.level, self.text, self.details = level, text, details
+        self._action = action[1] if action else None
+        self.action_button.setText(action[0] if action else "")
+        self.action_button.setVisible(action is not None)
         self.setProperty("level", level)
         self.style().unpolish(self)
         self.style().polish(self)
@@ -52,7 +69,14 @@ class MessageBar(QFrame):
         """Hide the bar (only if it shows ``level``, when given)."""
         if level is None or self.level == level:
             self.level = self.text = self.details = ""
+            self._action = None
             self.hide()
+
+    def _act(self) -> None:
+        action = self._action
+        self.clear()
+        if action is not None:
+            action()
 
     def show_details(self) -> None:
         box = QMessageBox(

@@ -10,12 +10,16 @@ cancels (the child is killed within 0.1 s).
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import traceback
 from dataclasses import dataclass, replace
 
 from PySide6.QtCore import QObject, Signal
 
+from core.data.io import DataSpec
 from core.data.isolated_load import DEFAULT_TIMEOUT, LoadCancelled, load_isolated
+from core.data.store import read_summary
 from mvc_gui.model.data_session import DataSession
 from mvc_gui.run.workers import _ThreadWorker
 
@@ -41,12 +45,21 @@ class LoadWorker(_ThreadWorker):
     failed = Signal(str, str)
     cancelled = Signal()
 
-    def __init__(self, path: str, limits: LoadLimits, parent: QObject | None = None) -> None:
+    def __init__(
+        self, path: str | DataSpec, limits: LoadLimits, parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
         self.path = path
         self.limits = replace(limits)  # a copy: later changes are for later loads
 
     def _main(self) -> None:
+        store = tempfile.mkdtemp(prefix="mvc-data-")
+        try:
+            self._load(store)
+        finally:
+            shutil.rmtree(store, ignore_errors=True)  # (POSIX: the memory maps stay valid)
+
+    def _load(self, store: str) -> None:
         lim = self.limits
         try:
             ds = load_isolated(
@@ -56,14 +69,16 @@ class LoadWorker(_ThreadWorker):
                 progress=lambda f, what: self._emit(self.progress, f, what),
                 cancel=self._stop.is_set,
                 child_module=lim.child_module,
+                store=store,
             )
-            result = (DataSession(ds), ds.summary())
+            # the child summarised the data: here it would be a pass over all of it
+            result = (DataSession(ds), read_summary(store) or ds.summary())
         except LoadCancelled:
             self._emit(self.cancelled)
         except Exception as exc:  # DataError mostly; anything else is shown, not raised
             self._emit(self.failed, str(exc), traceback.format_exc())
         else:
-            if self._stop.is_set():
+            if self._stop.is_set():  # cancelled just as it finished
                 self._emit(self.cancelled)
             else:
                 self._emit(self.done, result)

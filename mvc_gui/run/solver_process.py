@@ -20,6 +20,7 @@ from multiprocessing.connection import Client, Listener
 from typing import Any, ClassVar
 
 from mvc_gui.model.runner import PauseStep, run_solver
+from mvc_gui.run import shared_arrays
 
 __all__ = [
     "SolverServer",
@@ -32,9 +33,10 @@ __all__ = [
 
 def send_message(conn: Any, msg: Any) -> None:
     """Send with numpy buffers out of band (pickle protocol 5): no 80 MB copy is made
-    while holding the GIL, the buffers are written straight from the arrays."""
+    while holding the GIL, the buffers are written straight from the arrays. Memory-mapped
+    views (a dataset store) go as their file: the child maps it, no copy (shared_arrays)."""
     buffers: list[pickle.PickleBuffer] = []
-    head = pickle.dumps(msg, protocol=5, buffer_callback=buffers.append)
+    head = shared_arrays.dumps(msg, buffer_callback=buffers.append)
     conn.send(("__oob__", len(buffers)))
     conn.send_bytes(head)
     for buf in buffers:
@@ -98,15 +100,18 @@ def serve(conn: Any) -> None:
             return
         if kind != "run":
             continue  # a stray control message for a run that already ended
-        run_id, solver, views, methods, labels, paused = payload
+        run_id, solver, views, methods, labels, paused, observed = payload
         control = _PipeControl(conn, run_id, paused)
         end = run_solver(
             run_id,
             solver,
-            lambda v=views, m=methods, r=solver.auto_preprocessing: preprocess_views(v, m, r),
+            lambda v=views, m=methods, r=solver.auto_preprocessing, o=observed: preprocess_views(
+                v, m, r, o
+            ),
             labels,
             lambda frame: conn.send(("frame", slim_frame(frame))),
             control,
+            observed,
         )
         end.solver = slim_solver(end.solver) if end.status == "finished" else None
         conn.send(("end", end))

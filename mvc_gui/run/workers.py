@@ -121,7 +121,8 @@ class SolverWorker(_ThreadWorker):
     def _main(self) -> None:
         s = self.session
         s.set_auto_rule(self.solver.auto_preprocessing)  # 'auto' as this method wants it
-        end = run_solver(self.run_id, self.solver, s.prepared, s.labels, self._push, self)
+        end = run_solver(self.run_id, self.solver, s.prepared, s.labels, self._push, self,
+                         s.observed)  # fmt: skip
         self._emit(self.ended, end)
 
 
@@ -167,7 +168,7 @@ class ProcessSolverWorker(SolverWorker):
             methods = [s.methods[i] for i in s.view_indices]
             with self._lock:
                 paused = self.control.paused
-                job = (self.run_id, self.solver, views, methods, s.labels, paused)
+                job = (self.run_id, self.solver, views, methods, s.labels, paused, s.observed)
                 self._early = [k for k in self._early if k != "pause"]
             server.send(("run", job))
             with self._lock:
@@ -252,7 +253,8 @@ class ProcessEmbeddingWorker(EmbeddingWorker):
         s, server, job = self.session, self.server, id(self)
         try:
             views = [s.dataset.views[i] for i in s.view_indices]
-            server.send(("embed", job, (views, [s.methods[i] for i in s.view_indices])))
+            methods = [s.methods[i] for i in s.view_indices]
+            server.send(("embed", job, (views, methods, s.auto_rule, s.observed)))
             deadline = None
             while True:
                 if self._stop.is_set() and deadline is None:

@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from PySide6.QtGui import QAction
 
 from mvc_gui.tools import (
+    amputation,
     assign,
+    autosave,
     choose_k,
     profiles,
     report,
@@ -28,6 +30,7 @@ from mvc_gui.tools import (
     table_import,
     teaching,
 )
+from mvc_gui.tools.autosave import Autosave
 from mvc_gui.tools.choose_k import ChooseK
 from mvc_gui.tools.experiment_window import WindowLauncher
 from mvc_gui.tools.host import ToolHost
@@ -53,20 +56,27 @@ class Tools:
     sweep: WindowLauncher
     robustness: WindowLauncher
     choose_k: ChooseK
+    autosave: Autosave
+    amputation: WindowLauncher
 
 
 def install_tools(host: ToolHost) -> Tools:
     """Install every tool into ``host`` and return what they created."""
     run_list = runs.install(host)
+    table = table_import.install(host)
+    report_action = report.install(host)
+    session_io = sessions.install(host, run_list)
     return Tools(
-        table_import=table_import.install(host),
-        report_action=report.install(host),
+        table_import=table,
+        report_action=report_action,
         assign_action=assign.install(host),
         profiles_action=profiles.install(host),
         runs=run_list,
-        sessions=sessions.install(host, run_list),
+        sessions=session_io,
         teaching=teaching.install(host),
         sweep=sweep.install(host),
         robustness=robustness.install(host),
         choose_k=choose_k.install(host),
+        autosave=autosave.install(host, run_list, session_io),
+        amputation=amputation.install(host),
     )

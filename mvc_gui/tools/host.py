@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QAction
     from PySide6.QtWidgets import QDockWidget, QLabel, QMenu, QWidget
 
+    from core.data.io import DataSpec
     from core.records.runs import RunResult
     from mvc_gui.model.data_session import DataSession
     from mvc_gui.model.playback import PlaybackFrame
@@ -53,6 +54,7 @@ class ToolHost(Protocol):
     embedder: EmbeddingController
     settings: QSettings
     data_loaded: SignalInstance
+    closing: SignalInstance  # emitted once on a clean exit
 
     # widgets a tool reads or reports to
     method_panel: MethodPanel
@@ -87,12 +89,13 @@ class ToolHost(Protocol):
 
     def load_file(
         self,
-        path: str,
+        path: str | DataSpec,
         done: Callable[[tuple[DataSession, dict]], None],
         failed: Callable[[str], None] | None = None,
     ) -> Any:
-        """Read ``path`` in a child process (time and memory limits, progress, Cancel):
-        ``done((session, summary))``, or the message bar says why and ``failed(message)``."""
+        """Read ``path`` (or the files a DataSpec names) in a child process (time and memory
+        limits, progress, Cancel): ``done((session, summary))``, or the message bar says why
+        and ``failed(message)``."""
 
     # QMainWindow's own, used to place docks
     def resizeDocks(self, docks: list, sizes: list[int], orientation: Any) -> None: ...

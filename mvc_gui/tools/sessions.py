@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog
 
+from core.data.io.aligned import DataSpec
 from core.methods import REGISTRY
 from core.records.session_file import (
     DataSource,
@@ -38,6 +39,7 @@ from mvc_gui.model.run_history import LIVE_METRICS, RunHistory
 from mvc_gui.run.workers import TaskWorker
 from mvc_gui.tools.host import ToolHost
 from mvc_gui.tools.runs import RunListPanel
+from mvc_gui.tools.table_import import load_spec_in_child
 
 __all__ = ["SessionIO", "entry_from_stored", "install", "stored_from_entry"]
 
@@ -77,6 +79,11 @@ def entry_from_stored(run: StoredRun, session: DataSession) -> RunEntry:
 def _source_of(session: DataSession) -> DataSource:
     ds = session.dataset
     src = DataSource("file", ds.name, ds.n_samples, list(ds.view_names))
+    if ds.sample_ids is not None:
+        src.sample_ids = ds.sample_ids.tolist()
+    if "spec" in ds.meta:  # views from table files aligned by id (tools/table_import.py)
+        src.kind, src.spec = "tables", dict(ds.meta["spec"])
+        return src
     if ds.source.startswith("demo:"):
         name = ds.source.removeprefix("demo:")
         src.kind = "demo"
@@ -206,6 +213,10 @@ class SessionIO(QObject):
                 lambda res: self._on_data(state, res, str(data_path)),
                 failed=self.failed.emit,
             )
+        elif src.spec is not None:
+            spec = DataSpec.from_dict(src.spec)
+            load_spec_in_child(self.win, spec, lambda res: self._on_data(state, res),
+                               failed=self.failed.emit)  # fmt: skip
         elif src.synthetic is not None:
             self._start(_load_synthetic, src.synthetic, done=lambda res: self._on_data(state, res))
         else:
@@ -233,6 +244,8 @@ class SessionIO(QObject):
                 f"the data changed since the session was saved ({state.source.n_samples:,} "
                 f"samples then, {ds.n_samples:,} now): {runs}"
             )
+        elif state.source.sample_ids is not None and state.source.sample_ids != ds.ids.tolist():
+            warnings.append(f"the samples' ids or their order changed since the session: {runs}")
         else:
             self.runs.set_entries([entry_from_stored(r, session) for r in state.runs])
         if warnings:

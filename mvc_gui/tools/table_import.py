@@ -2,12 +2,16 @@
 .h5ad/.h5mu matrices) aligned by sample id, and choose the reference labels in the Data dock.
 
 The choices accumulate in a :class:`core.data.io.DataSpec` (plain data, also what a session
-stores); every load runs :func:`core.data.io.load_spec` in a worker thread, so the window
-stays live on large files, and a failed load leaves the current dataset in place.
+stores); every load runs :func:`core.data.io.load_spec` in a child process (the window's
+isolated loading, ``host.load_file``), so the window stays live on large files and a reader
+that crashes on a damaged file costs only the child; a failed load leaves the current dataset
+in place.
 """
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -20,18 +24,39 @@ from core.data.dataset import DataError
 from core.data.io import DataSpec, ViewSource, load_spec
 from mvc_gui.model.data_session import DataSession
 from mvc_gui.panels.table_preview import TablePreviewDialog
-from mvc_gui.run.workers import TaskWorker
 from mvc_gui.tools.host import ToolHost
 
-__all__ = ["TableImport", "install", "load_spec_session"]
+__all__ = ["TableImport", "install"]
 
 FILTER = "Tables and AnnData (*.csv *.tsv *.txt *.tab *.h5ad *.h5mu);;All files (*)"
 
 
 def load_spec_session(spec: DataSpec) -> tuple[DataSession, dict]:
-    """Worker: read and align the files of ``spec``."""
+    """Read and align the files of ``spec`` in this process (tests, scripts)."""
     ds = load_spec(spec)
     return DataSession(ds), ds.summary()
+
+
+def load_spec_in_child(win: ToolHost, spec: DataSpec, done, failed=None):
+    """Read ``spec``'s files in the window's loader child (like every file the window reads):
+    the child gets a description file naming the tables (``core.data.io.load_dataset`` reads
+    it); ``done((session, summary))`` with the data's source naming the tables."""
+    folder = Path(tempfile.mkdtemp(prefix="mvc-tables-"))
+    path = folder / f"{spec.name or spec.views[0].name}.tables.json"
+    path.write_text(spec.to_json(), encoding="utf-8")
+
+    def finished(res: tuple) -> None:
+        shutil.rmtree(folder, ignore_errors=True)
+        ds = res[0].dataset
+        ds = replace(ds, source=", ".join(v.path for v in spec.views))
+        done((DataSession(ds), ds.summary()))
+
+    def not_loaded(message: str) -> None:
+        shutil.rmtree(folder, ignore_errors=True)
+        if failed is not None:
+            failed(message)
+
+    return win.load_file(str(path), finished, failed=not_loaded)
 
 
 def current_spec(win: Any) -> DataSpec | None:
@@ -47,7 +72,6 @@ class TableImport(QObject):
     def __init__(self, win: Any) -> None:
         super().__init__(win)
         self.win = win
-        self._workers: list[TaskWorker] = []
 
     # -- actions ------------------------------------------------------------------------------
     def _ask(self, title: str) -> str | None:
@@ -77,7 +101,7 @@ class TableImport(QObject):
     # -- what they do -------------------------------------------------------------------------
     def add_view(self, path: str, *, name: str, id_column: str | None = None,
                  key: str | None = None, missing: str | None = None,
-                 shared_only: bool = False, **_: Any) -> TaskWorker:  # fmt: skip
+                 shared_only: bool = False, **_: Any) -> Any:  # fmt: skip
         """Add one view to the table dataset on display (or start one) and reload it."""
         spec = current_spec(self.win) or DataSpec(views=[])
         taken = {v.name for v in spec.views}
@@ -92,7 +116,7 @@ class TableImport(QObject):
         spec.align = "shared" if shared_only else spec.align
         return self.load(spec)
 
-    def set_meta(self, path: str, id_column: str | None, label_column: str | None) -> TaskWorker:
+    def set_meta(self, path: str, id_column: str | None, label_column: str | None) -> Any:
         spec = current_spec(self.win)
         if spec is None:
             self.win.messages.show_message(
@@ -103,21 +127,12 @@ class TableImport(QObject):
         spec.id_column = id_column or spec.id_column
         return self.load(spec)
 
-    def load(self, spec: DataSpec) -> TaskWorker:
-        names = ", ".join(v.name for v in spec.views)
-        self.win.stage_label.setText(f"Loading views {names}...")
-        worker = TaskWorker(load_spec_session, spec, parent=self)
-        worker.done.connect(lambda res: self.win.set_session(*res))
-        worker.failed.connect(self._failed)
-        self._workers = [w for w in self._workers if w.is_alive()] + [worker]
-        worker.start()
-        return worker
-
-    def _failed(self, message: str, details: str) -> None:
-        self.win.stage_label.setText("Ready.")
-        keep = " The previous dataset stays loaded." if self.win.session else ""
-        self.win.messages.show_message("error", f"Could not load the views: {message}.{keep}",
-                                       details)  # fmt: skip
+    def load(self, spec: DataSpec) -> Any:
+        """Load ``spec`` in the loader child; on failure the window says why and keeps its data."""
+        for v in spec.views:  # the description file lives elsewhere: absolute paths
+            v.path = str(Path(v.path).resolve())
+        spec.meta = spec.meta and str(Path(spec.meta).resolve())
+        return load_spec_in_child(self.win, spec, lambda res: self.win.set_session(*res))
 
     def choose_reference(self, column: str | None) -> None:
         """Use a metadata column (None: none) as the reference labels; keeps view choices."""

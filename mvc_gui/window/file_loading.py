@@ -15,6 +15,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QPushButton
 
+from core.data.io import DataSpec
 from mvc_gui.run.load_worker import LoadLimits, LoadWorker
 
 __all__ = ["FileLoading"]
@@ -46,15 +47,20 @@ class FileLoading(QObject):
 
     def load(
         self,
-        path: str,
+        path: str | DataSpec,
         done: Callable[[tuple], None],
         failed: Callable[[str], None] | None = None,
     ) -> LoadWorker:
-        """Read ``path`` in a child process; ``done((session, summary))`` on success, else the
-        message bar says why and ``failed(message)`` is called (also when cancelled)."""
+        """Read ``path`` (or the files a DataSpec names) in a child process;
+        ``done((session, summary))`` on success, else the message bar says why and
+        ``failed(message)`` is called (also when cancelled)."""
         self.cancel()
-        worker = LoadWorker(str(path), self.limits, parent=self)
-        name = Path(path).name
+        if isinstance(path, DataSpec):  # views and metadata from several files
+            name = "views " + ", ".join(v.name for v in path.views)
+        else:
+            path = str(path)
+            name = Path(path).name
+        worker = LoadWorker(path, self.limits, parent=self)
         worker.progress.connect(lambda f, what: self._on_progress(worker, name, f, what))
         worker.done.connect(lambda res: self._end(worker) and done(res))
         worker.failed.connect(lambda msg, det: self._on_failed(worker, msg, det, failed))

@@ -54,6 +54,7 @@ __all__ = ["MainWindow"]
 class MainWindow(WindowIOMixin, QMainWindow):
     data_loaded = Signal()
     load_failed = Signal(str, str)
+    closing = Signal()  # a clean exit: the window is closing (tools tidy up)
 
     def __init__(self, qsettings: QSettings | None = None) -> None:
         super().__init__()
@@ -188,10 +189,10 @@ class MainWindow(WindowIOMixin, QMainWindow):
         stays."""
         return self.loading.load(str(path), lambda res: self.set_session(*res, path=str(path)))
 
-    def load_file(self, path: str, done, failed=None) -> LoadWorker:
-        """Read ``path`` in a child process for a tool: ``done((session, summary))``, or the
-        message bar says why and ``failed(message)``."""
-        return self.loading.load(str(path), done, failed)
+    def load_file(self, path, done, failed=None) -> LoadWorker:
+        """Read ``path`` (or a DataSpec's files) in a child process for a tool:
+        ``done((session, summary))``, or the message bar says why and ``failed(message)``."""
+        return self.loading.load(path, done, failed)
 
     def load_demo(self, name: str = "handwritten") -> TaskWorker:
         self.stage_label.setText(f"Loading demo '{name}'...")
@@ -311,6 +312,7 @@ class MainWindow(WindowIOMixin, QMainWindow):
     # -- settings, close ---------------------------------------------------------------------
     def closeEvent(self, event) -> None:
         self.write_settings()
+        self.closing.emit()
         self.controller.shutdown(timeout=3.0)
         SolverServer.shutdown_all()
         self.embedder.shutdown(timeout=3.0)

@@ -17,7 +17,7 @@ from mvc_gui.window import exports, settings
 
 __all__ = ["WindowIOMixin"]
 
-FILE_FILTER = "Multi-view data (*.mat *.npz *.csv);;All files (*)"
+FILE_FILTER = "Multi-view data (*.mat *.npz *.csv *.tsv *.h5ad *.h5mu *.json);;All files (*)"
 
 
 class WindowIOMixin:

@@ -19,6 +19,14 @@ def fake_solver():
         REGISTRY.pop("fake", None)
 
 
+@pytest.fixture(autouse=True)
+def autosave_folder(tmp_path, monkeypatch):
+    """Windows autosave into the test's folder, never the user's application data."""
+    folder = tmp_path / "autosave"
+    monkeypatch.setenv("MVC_AUTOSAVE_DIR", str(folder))
+    return folder
+
+
 @pytest.fixture
 def small_dataset():
     views, labels = make_blobs_views(n=150, c=3, dims=(4, 6))

@@ -177,7 +177,15 @@ def load_dataset(
         When the file cannot be used; the message names the file and what is wrong.
     """
     p = Path(path)
-    fmt = detect_format(p)
+    try:
+        fmt = detect_format(p)
+    except DataError:
+        raise
+    except Exception as exc:  # e.g. h5py on a damaged HDF5 file (found by fuzz_loaders)
+        raise DataError(
+            f"{p.name}: the file is damaged: its structure cannot be read "
+            f"({type(exc).__name__}: {exc})"
+        ) from exc
     notes: list[str] = []
     if progress is not None:
         progress(0.0, f"reading {p.name} ({fmt})")

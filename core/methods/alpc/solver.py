@@ -9,7 +9,8 @@ from typing import ClassVar
 import numpy as np
 
 from core.data.dataset import View
-from core.methods.alpc import updates
+from core.data.missing import zero_missing_rows
+from core.methods.alpc import incomplete, updates
 from core.methods.base import (
     COMMON_PARAMS,
     DTYPE_PARAM,
@@ -20,7 +21,7 @@ from core.methods.base import (
     register,
     seed_streams,
 )
-from core.methods.params import Param, ParamSpec
+from core.methods.params import Param, ParamError, ParamSpec
 from core.numerics.kmeans import kmeans_steps
 from core.numerics.linalg import row_normalize
 from core.numerics.threads import blas_single
@@ -71,6 +72,7 @@ class ALPC(BaseSolver):
     """
 
     name = "alpc"
+    supports_incomplete = True
     title = "ALPC: anchor learning with potential cluster constraints"
     summary = (
         "Learns m anchors per cluster in every view together with one shared coefficient "
@@ -242,7 +244,21 @@ class ALPC(BaseSolver):
             "tol": AUTO_REL_TOL,
         }
 
-    def _run(self, views: list[View], rep: Reporter) -> Generator[IterationState, None, FitResult]:
+    def _run_incomplete(
+        self, views: list[View], observed: np.ndarray, rep: Reporter
+    ) -> Generator[IterationState, None, FitResult]:
+        """Samples missing from views: each view reconstructs its own samples (incomplete.py)."""
+        if self.formulation == "paper" or self.z_constraint == "simplex":
+            raise ParamError(
+                "ALPC on incomplete views needs formulation 'code' or 'code_exactP' with "
+                "z_constraint 'none'"
+            )
+        zeroed = zero_missing_rows(views, observed)
+        return (yield from self._run(zeroed, rep, observed))
+
+    def _run(
+        self, views: list[View], rep: Reporter, observed: np.ndarray | None = None
+    ) -> Generator[IterationState, None, FitResult]:
         n, c, m = views[0].shape[0], self.n_clusters, self.resolved("anchors_per_cluster")
         rng = seed_streams(self.random_state, ["anchors", "init", "postprocess_kmeans"])
         mode = self.formulation
@@ -256,7 +272,8 @@ class ALPC(BaseSolver):
         energy2 = max(sum(sq_norms), 1e-300) ** 2
         dims = [x.shape[1] for x in views]
         st = updates.init_state(dims, n, c, m)
-        if simplex == "none" and updates.use_gram(n, dims):
+        groups = None if observed is None else incomplete.patterns(observed)
+        if simplex == "none" and updates.use_gram(n, dims) and observed is None:
             msg = f"Gram matrix of the {sum(dims)} features (iterations then cost O(D²M))"
             gram = yield from rep.follow(updates.gram_steps(views), "init", msg)
             st = updates.GramState(st, gram, dims)
@@ -265,12 +282,18 @@ class ALPC(BaseSolver):
         converged, it = False, 0
         for it in range(1, self.max_iter + 1):
             with blas_single():
-                updates.z_step(views, st, lam2, simplex)
-                updates.a_step(views, st, lam1, orthonormal=mode == "paper")
+                if observed is None:
+                    updates.z_step(views, st, lam2, simplex)
+                    updates.a_step(views, st, lam1, orthonormal=mode == "paper")
+                else:
+                    incomplete.masked_z_step(views, st, lam2, groups)
+                    incomplete.masked_a_step(views, st, lam1, observed)
                 updates.u_step(st)
                 updates.p_step(st, lam1, lam2, exact=exact_p)
                 updates.r_step(st)
                 recon, anchor, coef = updates.objective_terms(sq_norms, st, lam1, lam2)
+                if observed is not None:
+                    recon = incomplete.masked_recon(sq_norms, st, observed)
             obj = float(recon.sum() + anchor + coef)
             hist.append(obj)
             for key, val in zip(extra, (obj / energy2, recon.sum(), anchor, coef), strict=True):

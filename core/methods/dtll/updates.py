@@ -51,8 +51,8 @@ def anchor_count(n: int, anchor_rate: float | None, n_anchors: int | None, max_a
 
 def _row_sums(x: View) -> np.ndarray:
     if is_source(x):
-        return np.concatenate([blk.sum(axis=1) for _, _, blk in x.blocks()])
-    return np.asarray(x.sum(axis=1)).ravel()
+        return np.concatenate([blk.sum(axis=1, dtype=np.float64) for _, _, blk in x.blocks()])
+    return np.asarray(x.sum(axis=1, dtype=np.float64)).ravel()
 
 
 def row_variance(views: Sequence[View]) -> np.ndarray:
@@ -63,6 +63,8 @@ def row_variance(views: Sequence[View]) -> np.ndarray:
     """
     n = views[0].shape[0]
     total = sum(x.shape[1] for x in views)
+    # accumulated in float64 for float32 views too: VDA's greedy picks follow small
+    # differences between these variances
     mean = sum(_row_sums(x) for x in views) / total
     ss = np.zeros(n)
     for x in views:
@@ -72,12 +74,12 @@ def row_variance(views: Sequence[View]) -> np.ndarray:
                 ss[s:e] += np.einsum("ij,ij->i", blk, blk)
         elif sp.issparse(x):
             rows = np.repeat(np.arange(n), np.diff(x.indptr))
-            np.add.at(ss, rows, (x.data - mean[rows]) ** 2)
+            np.add.at(ss, rows, (x.data.astype(np.float64, copy=False) - mean[rows]) ** 2)
             ss += (x.shape[1] - np.diff(x.indptr)) * mean**2
         else:
             step = block_rows(n, x.shape[1])
             for s in range(0, n, step):
-                blk = x[s : s + step] - mean[s : s + step, None]
+                blk = x[s : s + step].astype(np.float64, copy=False) - mean[s : s + step, None]
                 ss[s : s + step] += np.einsum("ij,ij->i", blk, blk)
     return ss / max(total - 1, 1)
 

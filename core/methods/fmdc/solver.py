@@ -267,10 +267,10 @@ class FMDC(BaseSolver):
     ) -> Generator[IterationState, None, FitResult]:
         """Samples missing from views: per-view anchors and graphs (fmdc/incomplete.py)."""
         v, c = len(views), self.n_clusters
-        m = effective_anchor_count(self.n_anchors, int(observed.sum(axis=0).min()))
+        m = effective_anchor_count(self.resolved("n_anchors"), int(observed.sum(axis=0).min()))
         rng = seed_streams(self.random_state, ["anchors", "init", "restarts", "svds_v0"])
         anchors, graphs = yield from incomplete.observed_anchor_graphs(
-            views, observed, m, self.n_neighbors, rng["anchors"], rep, self.bkhk_space
+            views, observed, m, self.resolved("n_neighbors"), rng["anchors"], rep, self.bkhk_space
         )
         zhats = incomplete.scaled_graphs(graphs, observed)
         gram = cross_gram(zhats)

@@ -19,26 +19,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import scipy.sparse as sp
 
 from core.data.dataset import View
 from core.methods.mvsc_hfd.updates import HFDState
 from core.numerics.linalg import project_simplex_rows
 from core.numerics.view_products import data_dot
 
-__all__ = ["masked_residual_norms", "masked_z_step", "zero_missing_rows"]
-
-
-def zero_missing_rows(views: Sequence[View], observed: np.ndarray) -> list[View]:
-    """Copies of the views with the rows of missing samples set to zero."""
-    out: list[View] = []
-    for v, x in enumerate(views):
-        keep = observed[:, v]
-        if sp.issparse(x):
-            out.append(sp.csr_matrix(sp.diags(keep.astype(np.float64)) @ x))
-        else:
-            out.append(np.where(keep[:, None], x, 0.0))
-    return out
+__all__ = ["masked_residual_norms", "masked_z_step"]
 
 
 def masked_z_step(views: Sequence[View], st: HFDState, observed: np.ndarray) -> np.ndarray:

@@ -9,6 +9,7 @@ from typing import ClassVar
 import numpy as np
 
 from core.data.dataset import View
+from core.data.missing import zero_missing_rows
 from core.methods.base import (
     COMMON_PARAMS,
     DTYPE_PARAM,
@@ -270,7 +271,7 @@ class MVSCHFD(BaseSolver):
         self, views: list[View], observed: np.ndarray, rep: Reporter
     ) -> Generator[IterationState, None, FitResult]:
         """Samples missing from views: each view rebuilt on its own samples (incomplete.py)."""
-        return (yield from self._run(incomplete.zero_missing_rows(views, observed), rep, observed))
+        return (yield from self._run(zero_missing_rows(views, observed), rep, observed))
 
     def _run(
         self, views: list[View], rep: Reporter, observed: np.ndarray | None = None

@@ -19,8 +19,9 @@ def _table_args(folder) -> list[str]:
 
 def test_info_reports_ids_per_view_shared_and_missing(tmp_path, capsys):
     write_omics_tables(tmp_path)
-    assert main(["info", "--no-isolate", *_table_args(tmp_path)]) == 0
+    assert main(["info", *_table_args(tmp_path)]) == 0  # read in the loader child
     out = capsys.readouterr().out
+    assert "(" + str(tmp_path / "rna.csv") in out  # the source names the files, not a temp file
     assert "per view rna: 114, protein: 114; in every view: 108" in out
     assert "missing views (rows stored as zeros, marked unobserved): rna: 6, protein: 6" in out
     assert "imputed with the per-feature mean" in out and "subtype (categorical)" in out
@@ -33,7 +34,9 @@ def test_run_exports_the_input_ids_and_string_truth(tmp_path, capsys, method):
     args = ["run", "--method", method, *_table_args(tmp_path), "--align", "shared", "--quiet",
             "--out", str(out), "--report", str(rec), "--write-back", str(back)]  # fmt: skip
     assert main(args) == 0
-    assert "ACC 1.0000" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "ACC 1.0000" in captured.out
+    assert "note: view 'rna': 2 missing cell(s) in 2 sample(s): imputed" in captured.err
     rows = list(csv.reader(out.open()))
     assert rows[0] == ["sample_id", "cluster", "truth"]
     only_one = {info["ids"][i] for i in info["only_rna"] | info["only_prot"]}
@@ -82,3 +85,11 @@ def test_bad_table_flags_are_named(tmp_path, capsys, extra, message):
     args = [a for a in _table_args(tmp_path) if a not in ("--label-column", "subtype")]
     assert main(["info", "--no-isolate", *args, *extra]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_incomplete_samples_run_with_fmdc_and_keep_every_id(tmp_path, capsys):
+    info = write_omics_tables(tmp_path)
+    out = tmp_path / "labels.csv"
+    argv = ["run", "--method", "fmdc", *_table_args(tmp_path), "--quiet", "--out", str(out)]
+    assert main(argv) == 0 and "ACC 1.0000" in capsys.readouterr().out
+    assert {r[0] for r in list(csv.reader(out.open()))[1:]} == set(info["ids"].tolist())

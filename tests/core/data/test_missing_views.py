@@ -45,3 +45,15 @@ def test_zero_rows_without_an_indicator_are_data(tmp_path):
     path, _ = _file(tmp_path)
     ds = load_dataset(path)
     assert ds.observed is None and ds.complete
+
+
+def test_cli_runs_incomplete_files_with_methods_that_handle_them(tmp_path, capsys):
+    from core.cli.main import main
+
+    path, _ = _file(tmp_path, lambda o: o)
+    assert main(["info", str(path)]) == 0
+    assert "18 of 40 samples miss at least one view" in capsys.readouterr().out
+    assert main(["run", str(path), "--method", "fmdc", "--quiet"]) == 0
+    assert "ACC" in capsys.readouterr().out
+    assert main(["run", str(path), "--method", "dtll", "--quiet"]) == 2
+    assert "DTLL needs every view of every sample, but 18 sample(s)" in capsys.readouterr().err

@@ -70,7 +70,7 @@ def test_bad_rates_and_single_views_are_refused():
 def test_amputation_experiment_and_cli(tmp_path, capsys):
     """FMDC keeps its own handling, a method without it gets the fill; the CSV says which."""
     views, labels = make_blobs_views(n=90, c=3, dims=(4, 6), sep=8.0)
-    plan = Amputation(method_params(["fmdc", "alpc"], 3), [0, 0.5], [0], [], ["a", "b"])
+    plan = Amputation(method_params(["fmdc", "kmeans-concat"], 3), [0, 0.5], [0], [], ["a", "b"])
     run_amputation(plan, views, labels, n_jobs=1)
     assert all(r["status"] == "ok" for r in plan.rows)
     assert plan.summary("acc")["fmdc"][1][1] > 0.9
@@ -78,7 +78,7 @@ def test_amputation_experiment_and_cli(tmp_path, capsys):
     rows = list(csv.DictReader(open(tmp_path / "m.csv")))
     assert {r["method"]: r["handling"] for r in rows} == {
         "fmdc": "incomplete",
-        "alpc": "mean-filled",
+        "kmeans-concat": "mean-filled",
     }
     cell = np.empty((1, 2), dtype=object)
     cell[0, 0], cell[0, 1] = views

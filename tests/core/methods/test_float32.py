@@ -10,7 +10,7 @@ from core.data.demo import make_synthetic
 from core.methods import REGISTRY
 from core.methods.params import ParamError
 from core.numerics.metrics import accuracy
-from core.numerics.precision import FLOAT32_ABOVE, resolve_dtype
+from core.numerics.precision import FLOAT32_ABOVE, prefer_float32, resolve_dtype
 
 ANCHOR_METHODS = ("fmdc", "alpc", "dtll", "mvsc-hfd")
 
@@ -56,7 +56,8 @@ def test_auto_dtype_rule():
     assert resolve_dtype("auto", small) is np.float64
     assert resolve_dtype("auto", [np.zeros((10, 3), np.float32)]) is np.float32
     big = [np.broadcast_to(np.zeros(1), (FLOAT32_ABOVE // 10 + 1, 10))]
-    assert resolve_dtype("auto", big) is np.float32
+    assert resolve_dtype("auto", big) is np.float64  # no float32 copy next to the caller's
+    assert prefer_float32(big) and not prefer_float32(small)
     assert resolve_dtype("float64", [np.zeros((2, 2), np.float32)]) is np.float64
     with pytest.raises(ValueError, match="dtype"):
         resolve_dtype("half", small)

@@ -51,7 +51,8 @@ def test_noise_view_gets_the_smallest_weight_and_clusters_are_found(noisy):
     views, labels = noisy
     s = FMDC(3, n_anchors=32).fit(views)
     assert s.view_weights_.sum() == pytest.approx(1.0) and (s.view_weights_ >= 0).all()
-    assert np.argmin(s.view_weights_) == 2
+    # the noise view has the smallest weight (the exact QP may give 0 to a good view too)
+    assert s.view_weights_[2] == s.view_weights_.min()
     assert accuracy(labels, s.labels_) == 1.0
     assert sp.issparse(s.anchor_graph_) and s.anchor_graph_.shape == (120, 32)
     np.testing.assert_allclose(s.anchor_graph_.sum(1), 1.0)

@@ -9,10 +9,11 @@ from conftest import make_blobs_views
 from core.data.dataset import DataError
 from core.data.preprocessing import preprocess
 from core.experiments.amputation import amputation_mask, fill_missing
-from core.methods import FMDC, MVSCHFD, REGISTRY
+from core.methods import ALPC, FMDC, MVSCHFD, REGISTRY
+from core.methods.params import ParamError
 from core.numerics.metrics import accuracy
 
-INCOMPLETE = ("fmdc", "mvsc-hfd")
+INCOMPLETE = ("alpc", "fmdc", "mvsc-hfd")
 
 
 def _two_views(seed: int, n: int = 240, c: int = 4) -> tuple[list[np.ndarray], np.ndarray]:
@@ -93,7 +94,7 @@ def test_incomplete_run_on_three_views_with_random_amputation(name):
     mask = amputation_mask(150, 3, 0.5, seed=1)
     s = REGISTRY[name](n_clusters=3).fit(fill_missing(views, mask, "zero"), observed=mask)
     assert accuracy(truth, s.labels_) > 0.9
-    assert s.view_weights_.shape == (3,)
+    assert s.view_weights_ is None or s.view_weights_.shape == (3,)
 
 
 @pytest.mark.parametrize("name", sorted(set(REGISTRY) - set(INCOMPLETE)))
@@ -107,4 +108,11 @@ def test_methods_without_support_refuse_by_name(name):
 
 
 def test_incomplete_support_is_declared():
-    assert FMDC.supports_incomplete and MVSCHFD.supports_incomplete
+    assert FMDC.supports_incomplete and MVSCHFD.supports_incomplete and ALPC.supports_incomplete
+
+
+def test_alpc_paper_formulation_refuses_incomplete_views():
+    views, _ = make_blobs_views(n=60, c=3, dims=(4, 6), seed=5)
+    mask = _missing_first_view(60, 0.2, 5)
+    with pytest.raises(ParamError, match="incomplete views needs formulation 'code'"):
+        ALPC(n_clusters=3, formulation="paper").fit(views, observed=mask)

@@ -54,3 +54,13 @@ def test_auto_is_a_valid_value_only_for_n_clusters():
         spec["n_clusters"].check("many")
     with pytest.raises(ParamError, match="'anchors_per_cluster'"):
         spec["anchors_per_cluster"].check("auto")
+
+
+def test_closing_an_auto_run_early_leaves_the_parameter_auto():
+    views, _ = blobs(3, seed=2)
+    solver = REGISTRY["fmdc"](n_clusters="auto", random_state=0)
+    run = solver.iterate(views)
+    states = [next(run) for _ in range(3)]  # past the estimate, into the method's own stages
+    assert "estimated 3 clusters" in states[1].message
+    run.close()
+    assert solver.get_params()["n_clusters"] == "auto"

@@ -248,3 +248,14 @@ def test_mvc_run_html_unwritable_path_exits_2(tmp_path, capsys):
     assert blocker.read_text() == "not a folder"
     assert main(["run", "--demo", "--method", "fmdc", "--html", str(tmp_path)]) == 2
     assert "is a folder: give a file name" in capsys.readouterr().err
+
+
+def test_report_of_an_auto_k_run_says_the_estimate(tmp_path):
+    views, _ = make_blobs_views(n=90, c=3, dims=(4, 5))
+    ds = MultiViewDataset(views=views, name="unlabelled", source="demo:nothing")
+    model = FMDC(n_clusters="auto", n_anchors=16, random_state=0).fit(ds.views)
+    result = RunResult.from_solver(model, view_names=ds.view_names, dataset={"name": ds.name})
+    html = write_report(tmp_path / "r.html", result, ds.summary()).read_text(encoding="utf-8")
+    assert "Number of clusters estimated without labels: <b>3</b>" in html
+    command, _ = reproduce_command(result, ds.summary())
+    assert "--n-clusters auto" in command

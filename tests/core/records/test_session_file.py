@@ -168,7 +168,7 @@ def test_newer_version_is_refused_naming_it(tmp_path, data_file):
     [
         (lambda r: r.pop("format"), "not an MVC Studio session file"),
         (lambda r: r["data"].pop("path"), "data: the key 'path' is missing"),
-        (lambda r: r["data"].update(kind="url"), "'kind' must be 'file' or 'demo'"),
+        (lambda r: r["data"].update(kind="url"), "'kind' must be 'file', 'demo' or 'tables'"),
         (lambda r: r["views"].update(included=[True]), "1 'included' flags but 2"),
         (lambda r: r["runs"][1].pop("method"), r"runs\[1\]: the key 'method' is missing"),
         (lambda r: r["runs"][0].update(n_iter="3"), r"runs\[0\]: 'n_iter' must be int"),

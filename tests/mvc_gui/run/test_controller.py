@@ -24,7 +24,7 @@ def test_run_to_completion_emits_ordered_signals(qtbot, controller, small_datase
     seen = []
     controller.iteration_done.connect(lambda h: seen.append(h.last.state.iteration))
     with qtbot.waitSignals(
-        [controller.run_started, controller.run_finished], order="strict", timeout=10_000
+        [controller.run_started, controller.run_finished], order="strict", timeout=60_000
     ):
         controller.start("fake", {"n_clusters": 3, "max_iter": 25}, DataSession(small_dataset))
     h = controller.history
@@ -42,7 +42,7 @@ def test_stop_within_half_a_second_and_drops_late_frames(qtbot, controller, smal
     controller.start(
         "fake", {"n_clusters": 3, "max_iter": 500, "delay": 0.05}, DataSession(small_dataset)
     )
-    qtbot.waitUntil(lambda: bool(controller.history.iterations), timeout=5000)
+    qtbot.waitUntil(lambda: bool(controller.history.iterations), timeout=30_000)
     worker = controller._worker
     late = []
     controller.iteration_done.connect(late.append)
@@ -59,11 +59,11 @@ def test_stop_within_half_a_second_and_drops_late_frames(qtbot, controller, smal
 def test_new_run_supersedes_old_one(qtbot, controller, small_dataset):
     session = DataSession(small_dataset)
     first = controller.start("fake", {"n_clusters": 3, "max_iter": 200, "delay": 0.02}, session)
-    qtbot.waitUntil(lambda: bool(controller.history.iterations), timeout=5000)
+    qtbot.waitUntil(lambda: bool(controller.history.iterations), timeout=30_000)
     finished = []
     controller.run_finished.connect(lambda h: finished.append(h.run_id))
     second = controller.start("fake", {"n_clusters": 2, "max_iter": 5}, session)
-    qtbot.waitUntil(lambda: bool(finished), timeout=10_000)
+    qtbot.waitUntil(lambda: bool(finished), timeout=60_000)
     assert finished == [second] and second != first
     assert int(controller.history.labels.max()) <= 1
     alive = [t for t in threading.enumerate() if t.name.endswith("SolverWorker")]
@@ -82,12 +82,12 @@ def test_pause_and_step(qtbot, controller, small_dataset):
     assert controller.history.iterations == [1]
     controller.step()
     qtbot.waitUntil(lambda: controller.history.iterations == [1, 2], timeout=3000)
-    with qtbot.waitSignal(controller.run_finished, timeout=10_000):
+    with qtbot.waitSignal(controller.run_finished, timeout=60_000):
         controller.resume()
 
 
 def test_worker_error_reaches_user_with_traceback(qtbot, controller, small_dataset):
-    with qtbot.waitSignal(controller.run_failed, timeout=5000) as blocker:
+    with qtbot.waitSignal(controller.run_failed, timeout=30_000) as blocker:
         controller.start("fake", {"n_clusters": 3, "fail_at": 3}, DataSession(small_dataset))
     message, details = blocker.args
     assert "fake failure" in message and "Traceback" in details
@@ -180,3 +180,23 @@ def test_embedding_child_survives_a_request_during_a_layout(qtbot, small_dataset
     assert SolverServer.shared("mvc_gui.run.embedding_process").alive
     assert ec.shutdown(2.0)
     qtbot.wait(50)
+
+
+def test_incomplete_data_runs_with_its_mask_or_is_refused_by_name(qtbot, controller):
+    """The app passes the dataset's observed mask (thread and child process alike)."""
+    from core.data.dataset import MultiViewDataset
+    from core.experiments.amputation import amputate
+    from tests.conftest import make_blobs_views
+
+    views, labels = make_blobs_views(n=120, c=3, dims=(5, 7), sep=8.0)
+    views, mask = amputate(views, 0.3, seed=0)
+    session = DataSession(MultiViewDataset(views=views, labels=labels, observed=mask))
+    assert session.observed is not None and (session.observed == mask).all()
+    with qtbot.waitSignal(controller.run_finished, timeout=60_000):
+        controller.start("fmdc", {"n_clusters": 3}, session)
+    assert controller.history.result.metrics["acc"] > 0.9
+    failed = []
+    controller.run_failed.connect(lambda m, d: failed.append(m))
+    with qtbot.waitSignal(controller.run_failed, timeout=60_000):
+        controller.start("dtll", {"n_clusters": 3}, session)
+    assert "DTLL needs every view of every sample, but 36 sample(s)" in failed[0]

@@ -12,7 +12,7 @@ from mvc_gui.tools.report import export_report
 
 def _finished(qtbot, win, layout=False, **params):
     win.method_panel.set_params({"n_clusters": 3, "max_iter": 8, **params})
-    with qtbot.waitSignal(win.controller.run_finished, timeout=10_000):
+    with qtbot.waitSignal(win.controller.run_finished, timeout=60_000):
         win.run()
     if layout:  # the embedding comes from its own worker
         qtbot.waitUntil(
@@ -24,7 +24,7 @@ def _finished(qtbot, win, layout=False, **params):
 def _export(qtbot, win, path):
     """Export and wait for the outcome (the worker may end before a signal spy connects)."""
     assert export_report(win, str(path)) is not None
-    qtbot.waitUntil(lambda: "Wrote" in win.stage_label.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: "Wrote" in win.stage_label.text(), timeout=60_000)
     return path.read_text(encoding="utf-8")
 
 
@@ -41,7 +41,7 @@ def test_export_writes_report_with_two_embedded_pngs(qtbot, loaded, tmp_path, mo
     target = tmp_path / "report.html"
     monkeypatch.setattr(loaded, "ask_save_path", lambda *a: str(target))
     loaded.tools.report_action.trigger()
-    qtbot.waitUntil(target.exists, timeout=10_000)
+    qtbot.waitUntil(target.exists, timeout=60_000)
     html = target.read_text(encoding="utf-8")
     images = re.findall(r'<img src="data:image/png;base64,([^"]+)" alt="([^"]+)"', html)
     assert [alt for _, alt in images] == ["Embedding", "Anchor graph"]
@@ -55,7 +55,7 @@ def test_export_writes_report_with_two_embedded_pngs(qtbot, loaded, tmp_path, mo
     row = re.search(r"<tr><td>lam<br><code>lam</code></td>(.*?)</tr>", html).group(1)
     assert "changed" in row
     assert "alpha" in html and "beta" in html  # view names from the dataset summary
-    qtbot.waitUntil(lambda: "Wrote" in loaded.stage_label.text(), timeout=5_000)
+    qtbot.waitUntil(lambda: "Wrote" in loaded.stage_label.text(), timeout=30_000)
     assert loaded.messages.level != "error"
 
 
@@ -66,7 +66,7 @@ def test_export_without_a_run_or_to_a_bad_path_says_so(qtbot, loaded, tmp_path):
     blocker = tmp_path / "a_file"
     blocker.write_text("x")
     assert export_report(loaded, str(blocker / "r.html")) is not None
-    qtbot.waitUntil(lambda: loaded.messages.level == "error", timeout=10_000)
+    qtbot.waitUntil(lambda: loaded.messages.level == "error", timeout=60_000)
     assert "is a file, not a folder" in loaded.messages.text
     assert blocker.read_text() == "x"
 

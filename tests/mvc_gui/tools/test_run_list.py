@@ -35,7 +35,7 @@ def test_runs_fill_the_list_as_they_finish_or_stop(qtbot, loaded):
     h1 = _run(qtbot, loaded, lam=0.5)
     loaded.method_panel.set_params({"max_iter": 1000, "delay": 0.05, "random_state": 9})
     loaded.run()
-    qtbot.waitUntil(lambda: loaded.controller.history.labels is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: loaded.controller.history.labels is not None, timeout=60_000)
     with qtbot.waitSignal(loaded.controller.run_stopped, timeout=2000):
         loaded.stop()
     assert [e.number for e in panel.entries] == [1, 2]

@@ -31,7 +31,7 @@ def _write_data(folder, n=90):
 
 
 def _open_data(qtbot, win, path):
-    with qtbot.waitSignal(win.data_loaded, timeout=10_000):
+    with qtbot.waitSignal(win.data_loaded, timeout=60_000):
         win.open_path(str(path))
 
 
@@ -69,7 +69,7 @@ def saved(qtbot, window, tmp_path):
     window.method_panel.set_params({"lam": 0.125, "random_state": 11})
     path = tmp_path / "class" / "lesson.mvcs.json"
     window.ask_save_path = lambda *a: str(path)
-    with qtbot.waitSignal(window.tools.sessions.saved, timeout=10_000):
+    with qtbot.waitSignal(window.tools.sessions.saved, timeout=60_000):
         window.tools.sessions.save_dialog()
     assert window.messages.level != "error", window.messages.text
     assert sorted(p.name for p in path.parent.iterdir()) == ["lesson.mvcs.json", "tiny.npz"]
@@ -120,7 +120,7 @@ def test_round_trip_restores_data_choices_method_and_runs(qtbot, saved, second):
 def test_missing_data_file_keeps_the_window_as_it_was(qtbot, saved, second, tmp_path):
     _first, path = saved
     (path.parent / "tiny.npz").unlink()
-    with qtbot.waitSignal(second.tools.sessions.failed, timeout=10_000):
+    with qtbot.waitSignal(second.tools.sessions.failed, timeout=60_000):
         second.tools.sessions.open(str(path))
     assert second.messages.level == "error"
     assert "data file is missing" in second.messages.text
@@ -133,7 +133,7 @@ def test_unknown_version_is_refused(qtbot, saved, second):
     record = json.loads(path.read_text())
     record["version"] = 7
     path.write_text(json.dumps(record))
-    with qtbot.waitSignal(first.tools.sessions.failed, timeout=10_000):
+    with qtbot.waitSignal(first.tools.sessions.failed, timeout=60_000):
         first.tools.sessions.open(str(path))
     assert (
         "version 7" in first.messages.text and "current data and runs stay" in first.messages.text
@@ -164,14 +164,14 @@ def test_demo_session_and_unsaveable_data(qtbot, window, loaded, tmp_path, secon
     assert loaded.tools.sessions.save(str(target)) is None
     assert "not loaded from a file or a demo" in loaded.messages.text
     assert not target.exists()
-    with qtbot.waitSignal(window.data_loaded, timeout=10_000):
+    with qtbot.waitSignal(window.data_loaded, timeout=60_000):
         window.load_demo("two_moons")
-    with qtbot.waitSignal(window.tools.sessions.saved, timeout=10_000):
+    with qtbot.waitSignal(window.tools.sessions.saved, timeout=60_000):
         window.tools.sessions.save(str(target))
     state = load_session(target)
     (tmp_path / "a_file").write_text("not a folder")
     window.tools.sessions.save(str(tmp_path / "a_file" / "s.mvcs.json"))
-    qtbot.waitUntil(lambda: window.messages.level == "error", timeout=10_000)
+    qtbot.waitUntil(lambda: window.messages.level == "error", timeout=60_000)
     assert "Could not write the session" in window.messages.text
     assert state.source.kind == "demo" and state.source.demo == "two_moons"
     with qtbot.waitSignal(second.tools.sessions.restored, timeout=15_000):

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from table_fixtures import write_h5mu, write_omics_tables
 
+from mvc_gui.model.data_session import load_demo
 from mvc_gui.panels.table_preview import PREVIEW_ROWS, TablePreviewDialog
 
 
@@ -87,6 +88,48 @@ def test_a_bad_view_file_keeps_the_current_data_and_says_why(qtbot, loaded, tmp_
     (tmp_path / "dup.csv").write_text(text)
     before = loaded.session
     worker = loaded.tools.table_import.add_view(str(tmp_path / "dup.csv"), name="dup")
-    qtbot.waitUntil(lambda: not worker.is_alive(), timeout=10_000)
-    qtbot.waitUntil(lambda: "duplicate sample id 'x'" in loaded.messages.text, timeout=5000)
+    qtbot.waitUntil(lambda: not worker.is_alive(), timeout=60_000)
+    qtbot.waitUntil(lambda: "duplicate sample id 'x'" in loaded.messages.text, timeout=30_000)
     assert loaded.session is before and np.all(loaded.session.dataset.ids == before.dataset.ids)
+
+
+def test_a_session_of_table_views_reopens_the_same_files_and_runs(qtbot, window, tmp_path):
+    write_omics_tables(tmp_path)
+    tool = window.tools.table_import
+    _load(qtbot, window, lambda: tool.add_view(str(tmp_path / "rna.csv"), name="rna"))
+    meta = str(tmp_path / "clinical.tsv")
+    ds = _load(qtbot, window, lambda: tool.set_meta(meta, None, "subtype"))
+    with qtbot.waitSignal(window.controller.run_finished, timeout=20_000):
+        window.run()
+    path = str(tmp_path / "s.mvcs.json")
+    with qtbot.waitSignal(window.tools.sessions.saved, timeout=10_000):
+        window.tools.sessions.save(path)
+    window.set_session(*load_demo())
+    with qtbot.waitSignal(window.tools.sessions.restored, timeout=20_000) as blocker:
+        window.tools.sessions.open(path)
+    assert blocker.args == [[]]  # no warnings: same ids, same views
+    again = window.session.dataset
+    assert again.ids.tolist() == ds.ids.tolist() and again.class_names == ds.class_names
+    assert len(window.tools.runs.entries) == 1
+
+
+def test_incomplete_table_views_run_with_a_method_that_handles_them(qtbot, window, tmp_path):
+    """Samples missing from a view reach the solver as its observed mask (not as zeros)."""
+    info = write_omics_tables(tmp_path)
+    tool = window.tools.table_import
+    _load(qtbot, window, lambda: tool.add_view(str(tmp_path / "rna.csv"), name="rna"))
+    _load(qtbot, window, lambda: tool.add_view(str(tmp_path / "protein.tsv"), name="protein"))
+    meta = str(tmp_path / "clinical.tsv")
+    ds = _load(qtbot, window, lambda: tool.set_meta(meta, None, "subtype"))
+    assert not ds.complete
+    window.method_panel.set_method("fmdc")
+    window.method_panel.set_params({"n_clusters": 3})
+    failures = []
+    window.controller.run_failed.connect(lambda m, d: failures.append((m, d)))
+    with qtbot.waitSignals([window.controller.run_finished], timeout=60_000,
+                           raising=False) as blocker:  # fmt: skip
+        assert window.run() is not None, window.messages.text
+    assert blocker.signal_triggered, (failures, window.messages.text)
+    result = window.controller.history.result
+    assert result.ids == info["ids"][[int(s.split("-")[1]) for s in ds.ids]].tolist()
+    assert result.metrics["acc"] > 0.95

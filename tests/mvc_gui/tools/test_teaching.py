@@ -130,7 +130,7 @@ def test_step_button_runs_one_iteration_and_explains_it(qtbot, loaded):
     panel.step_button.click()
     c = loaded.controller
     qtbot.waitUntil(lambda: c.history is not None and len(c.history.snapshots) == 1, timeout=20_000)
-    qtbot.waitUntil(lambda: panel.highlighted_stage == "iterating", timeout=5_000)
+    qtbot.waitUntil(lambda: panel.highlighted_stage == "iterating", timeout=30_000)
     assert c.paused and "Iteration 1 just ran" in panel.narration.text()
     assert panel.slider.isEnabled()  # paused: the recorded iterations can be browsed
     panel.step_button.click()
@@ -173,11 +173,11 @@ def test_play_advances_to_the_end_and_a_new_run_leaves_playback(qtbot, loaded):
     panel.speed.setCurrentText("8x")
     panel.play_button.click()
     assert panel.playing and panel.index == 0
-    qtbot.waitUntil(lambda: not panel.playing, timeout=10_000)
+    qtbot.waitUntil(lambda: not panel.playing, timeout=60_000)
     assert panel.index == panel.slider.value() == panel.slider.maximum() == 6
     assert panel.live_button.isEnabled()
     loaded.method_panel.set_params({"max_iter": 40, "delay": 0.02})
-    with qtbot.waitSignal(loaded.controller.run_started, timeout=5_000):
+    with qtbot.waitSignal(loaded.controller.run_started, timeout=30_000):
         loaded.run()
     assert panel.index is None and not panel.slider.isEnabled()
     assert not loaded.presenter._pb_items[0].isVisible()

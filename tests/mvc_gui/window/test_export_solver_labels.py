@@ -28,7 +28,7 @@ def test_gui_labels_csv_equals_cli(qtbot, window, small_dataset, tmp_path, monke
     data = tmp_path / "blobs.npz"
     np.savez(data, X0=small_dataset.views[0], X1=small_dataset.views[1], y=small_dataset.labels)
     window.open_path(str(data))
-    qtbot.waitUntil(lambda: window.session is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: window.session is not None, timeout=60_000)
     window.method_panel.refresh_methods()
     window.method_panel.set_method("fake_rotating")
     window.method_panel.set_params({"n_clusters": 3, "max_iter": 8, "delay": 0.0})

@@ -16,7 +16,7 @@ from tests.conftest import make_blobs_views
 
 def _wait_loaded(qtbot, win, name):
     qtbot.waitUntil(
-        lambda: win.session is not None and win.session.dataset.name == name, timeout=10_000
+        lambda: win.session is not None and win.session.dataset.name == name, timeout=60_000
     )
 
 
@@ -53,7 +53,7 @@ def test_window_opens_empty(window):
 def test_load_every_kind_of_file(qtbot, window, tmp_path, kind):
     path = _write_files(tmp_path)[kind]
     window.open_path(str(path))
-    qtbot.waitUntil(lambda: window.session is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: window.session is not None, timeout=60_000)
     ds = window.session.dataset
     assert ds.n_samples == 90 and ds.n_views == 2 and ds.n_classes == 3
     assert window.dataset_panel.table.rowCount() == 2
@@ -67,7 +67,7 @@ def test_corrupt_file_shows_error_and_keeps_dataset(qtbot, loaded, tmp_path):
     bad = tmp_path / "broken.mat"
     bad.write_bytes(b"MATLAB 5.0 MAT-file" + b"\x00garbage" * 20)
     loaded.open_path(str(bad))
-    qtbot.waitUntil(lambda: loaded.messages.level == "error", timeout=10_000)
+    qtbot.waitUntil(lambda: loaded.messages.level == "error", timeout=60_000)
     assert "broken.mat" in loaded.messages.text
     assert "previous dataset stays" in loaded.messages.text
     assert loaded.session is before
@@ -75,7 +75,7 @@ def test_corrupt_file_shows_error_and_keeps_dataset(qtbot, loaded, tmp_path):
 
 def test_run_to_completion_updates_every_plot(qtbot, loaded, tmp_path):
     loaded.method_panel.set_params({"n_clusters": 3, "max_iter": 15})
-    with qtbot.waitSignal(loaded.controller.run_finished, timeout=10_000):
+    with qtbot.waitSignal(loaded.controller.run_finished, timeout=60_000):
         loaded.run()
     h = loaded.controller.history
     p = loaded.plots
@@ -102,7 +102,7 @@ def test_run_to_completion_updates_every_plot(qtbot, loaded, tmp_path):
 
 
 def test_export_labels_run_and_selection(qtbot, loaded, tmp_path, monkeypatch):
-    with qtbot.waitSignal(loaded.controller.run_finished, timeout=10_000):
+    with qtbot.waitSignal(loaded.controller.run_finished, timeout=60_000):
         loaded.run()
     target = {"path": str(tmp_path / "labels.csv")}
     monkeypatch.setattr(loaded, "ask_save_path", lambda *a: target["path"])
@@ -140,7 +140,7 @@ def test_export_labels_run_and_selection(qtbot, loaded, tmp_path, monkeypatch):
 def test_stop_mid_run_and_stale_parameters(qtbot, loaded):
     loaded.method_panel.set_params({"max_iter": 1000, "delay": 0.05})
     loaded.run()
-    qtbot.waitUntil(lambda: len(loaded.controller.history.iterations) >= 2, timeout=5000)
+    qtbot.waitUntil(lambda: len(loaded.controller.history.iterations) >= 2, timeout=30_000)
     loaded.method_panel.set_params({"lam": 10.0})
     assert loaded.stale and loaded.messages.level == "info"
     with qtbot.waitSignal(loaded.controller.run_stopped, timeout=500):
@@ -154,7 +154,7 @@ def test_stop_mid_run_and_stale_parameters(qtbot, loaded):
 
 def test_run_error_shows_message_with_details(qtbot, loaded):
     loaded.method_panel.set_params({"fail_at": 2})
-    with qtbot.waitSignal(loaded.controller.run_failed, timeout=5000):
+    with qtbot.waitSignal(loaded.controller.run_failed, timeout=30_000):
         loaded.run()
     assert loaded.messages.level == "error" and "fake failure" in loaded.messages.text
     assert "Traceback" in loaded.messages.details
@@ -167,7 +167,7 @@ def test_excluding_views_changes_representation(qtbot, loaded):
     loaded.dataset_panel.selection_changed.emit()
     assert loaded.session.key != key
     assert loaded.plots["weights"].names == ["alpha"]
-    with qtbot.waitSignal(loaded.controller.run_finished, timeout=10_000):
+    with qtbot.waitSignal(loaded.controller.run_finished, timeout=60_000):
         loaded.run()
     assert loaded.controller.history.result.view_names == ["alpha"]
 
@@ -188,7 +188,7 @@ def test_settings_persist_method_params(qtbot, qsettings, window):
 def test_close_during_run_is_clean(qtbot, loaded):
     loaded.method_panel.set_params({"max_iter": 1000, "delay": 0.05})
     loaded.run()
-    qtbot.waitUntil(lambda: bool(loaded.controller.history.iterations), timeout=5000)
+    qtbot.waitUntil(lambda: bool(loaded.controller.history.iterations), timeout=30_000)
     loaded.close()
     qtbot.wait(50)
     assert not [t for t in threading.enumerate() if t.name.endswith("SolverWorker")]
@@ -200,7 +200,7 @@ def test_close_during_run_is_clean(qtbot, loaded):
 def test_linked_selection_from_embedding_and_confusion(qtbot, loaded):
     from PySide6.QtCore import QRectF
 
-    with qtbot.waitSignal(loaded.controller.run_finished, timeout=10_000):
+    with qtbot.waitSignal(loaded.controller.run_finished, timeout=60_000):
         loaded.run()
     qtbot.waitUntil(lambda: loaded.plots["embedding"].xy is not None, timeout=30_000)
     emb = loaded.plots["embedding"]
