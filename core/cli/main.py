@@ -30,7 +30,7 @@ from core.methods import REGISTRY
 from core.methods.base import IterationState, normalized_weights
 from core.methods.params import ParamError
 from core.records.prediction_file import PredictionModel, write_prediction
-from core.records.profiles_table import cluster_profiles, feature_names_of, write_profiles_csv
+from core.records.profiles_table import profile_rows, profiles_html, write_profiles_csv
 from core.records.report import check_report_path, write_report
 from core.records.runs import RunResult, write_labels_csv, write_run_json
 
@@ -213,15 +213,12 @@ def cmd_run(full: argparse.Namespace) -> int:
             write_prediction(
                 full.report, PredictionModel.from_solver(solver, ds.views, chosen, idx)
             )
+    rows = profile_rows(ds, result.labels) if (full.profile or full.html) else []
     if full.profile:
-        rows, _ = cluster_profiles(
-            ds.views, result.labels, ds.view_names,
-            [feature_names_of(ds, v, x.shape[1]) for v, x in enumerate(ds.views)],
-        )  # fmt: skip
         write_profiles_csv(full.profile, rows)
         sys.stdout.write(f"cluster profiles written to {full.profile}\n")
     if full.html:
-        write_report(full.html, result, loaded.summary())
+        write_report(full.html, result, loaded.summary(), profiles_section=profiles_html(rows))
         sys.stdout.write(f"HTML report written to {full.html}\n")
     return 0
 

@@ -14,11 +14,18 @@ from pathlib import Path
 import numpy as np
 
 from core.data.atomic import atomic_write
-from core.data.dataset import View
+from core.data.dataset import MultiViewDataset, View
 from core.numerics.profiles import ViewProfile, profile_view
 
-__all__ = ["ProfileRow", "cluster_profiles", "feature_names_of", "profiles_csv_text",
-           "write_profiles_csv"]  # fmt: skip
+__all__ = [
+    "ProfileRow",
+    "cluster_profiles",
+    "feature_names_of",
+    "profile_rows",
+    "profiles_csv_text",
+    "profiles_html",
+    "write_profiles_csv",
+]  # fmt: skip
 
 COLUMNS = ("view", "cluster", "rank", "feature", "name", "mean_in", "mean_out", "effect_d",
            "auc", "p", "q")  # fmt: skip
@@ -88,6 +95,12 @@ def cluster_profiles(
     return rows, profiles
 
 
+def profile_rows(ds: MultiViewDataset, labels: np.ndarray, top: int = 10) -> list[ProfileRow]:
+    """The profile rows of a dataset's views (feature names when it has them)."""
+    names = [feature_names_of(ds, v, x.shape[1]) for v, x in enumerate(ds.views)]
+    return cluster_profiles(ds.views, labels, ds.view_names, names, top)[0]
+
+
 def profiles_csv_text(rows: Sequence[ProfileRow]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -101,3 +114,27 @@ def profiles_csv_text(rows: Sequence[ProfileRow]) -> str:
 def write_profiles_csv(path: str | os.PathLike[str], rows: Sequence[ProfileRow]) -> Path:
     """The profile table as CSV (feature numbers 1-based), written atomically."""
     return atomic_write(path, profiles_csv_text(rows))
+
+
+def profiles_html(rows: Sequence[ProfileRow], per_cluster: int = 5) -> str:
+    """An HTML section of the report: the top features of each cluster per view."""
+    from html import escape
+
+    from core.records.svg_charts import html_table
+
+    if not rows:
+        return ""
+    cells = [
+        [escape(r.view), str(r.cluster), escape(r.name), f"{r.mean_in:.4g}", f"{r.mean_out:.4g}",
+         f"{r.effect_d:+.2f}", f"{r.auc:.2f}", f"{r.q:.2g}"]
+        for r in rows
+        if r.rank <= per_cluster
+    ]  # fmt: skip
+    head = ["view", "cluster", "feature", "mean in", "mean out", "Cohen's d", "AUC", "q (BH)"]
+    return (
+        '<section id="profiles"><h2>What sets each cluster apart</h2><p class="note">Per view '
+        f"and cluster, up to {per_cluster} features with q &lt; 0.05 (Mann-Whitney U against "
+        "the other samples, Benjamini-Hochberg), largest effect first; values as loaded.</p>"
+        + html_table(head, cells, "profiles")
+        + "</section>"
+    )

@@ -287,6 +287,7 @@ def build_report(
     figures: Sequence[ReportFigure] = (),
     *,
     cluster_colors: Sequence[str] | None = None,
+    profiles_section: str = "",
 ) -> str:
     """The report as one HTML page.
 
@@ -294,6 +295,7 @@ def build_report(
     without it the run's own ``dataset`` record is used (fewer details).
     figures : PNG pictures to embed (the app's embedding and anchor-graph plots).
     cluster_colors : hex colour per cluster id (the app passes its palette).
+    profiles_section : HTML of the cluster profiles (``profiles_table.profiles_html``).
     """
     rec = {**result.dataset, **(summary or {})}
     cls = solver_class(result.method)
@@ -332,6 +334,7 @@ def build_report(
 {_data_section(result, summary)}
 {_method_section(result)}
 {_results_section(result, summary, colors)}
+{profiles_section}
 {figures_section(figures)}
 {_tail(result, summary)}
 </main>

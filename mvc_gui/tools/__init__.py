@@ -21,6 +21,7 @@ from mvc_gui.tools import (
     assign,
     autosave,
     choose_k,
+    profiles,
     report,
     robustness,
     runs,
@@ -48,6 +49,7 @@ class Tools:
     table_import: TableImport
     report_action: QAction
     assign_action: QAction
+    profiles_action: QAction
     runs: RunListPanel
     sessions: SessionIO
     teaching: TeachingTool
@@ -68,6 +70,7 @@ def install_tools(host: ToolHost) -> Tools:
         table_import=table,
         report_action=report_action,
         assign_action=assign.install(host),
+        profiles_action=profiles.install(host),
         runs=run_list,
         sessions=session_io,
         teaching=teaching.install(host),

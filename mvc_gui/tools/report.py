@@ -15,6 +15,7 @@ from PySide6.QtCore import QBuffer, QIODevice
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QWidget
 
+from core.records.profiles_table import profile_rows, profiles_html
 from core.records.report import ReportFigure, write_report
 from mvc_gui.model.palette import cluster_colors, hex_color
 from mvc_gui.run.workers import TaskWorker
@@ -79,7 +80,8 @@ def _same_data(result: Any, session: Any) -> bool:
 def _build_and_write(path: str, result: Any, dataset: Any, figures: list, colors: list) -> str:
     """Runs in the worker thread: summary (reads the data), page, atomic write."""
     summary = dataset.summary() if dataset is not None else None
-    write_report(path, result, summary, figures, cluster_colors=colors)
+    section = profiles_html(profile_rows(dataset, result.labels)) if dataset is not None else ""
+    write_report(path, result, summary, figures, cluster_colors=colors, profiles_section=section)
     return path
 
 

@@ -52,8 +52,11 @@ def test_mvc_run_writes_profiles_with_feature_names(tmp_path):
     np.savetxt(path, np.column_stack([x, w, labels]), delimiter=",", header=",".join(header),
                comments="")  # fmt: skip
     out = tmp_path / "profiles.csv"
+    html = tmp_path / "r.html"
     assert mvc(["run", str(path), "--method", "kmeans-concat", "--quiet",
-                "--profile", str(out)]) == 0  # fmt: skip
+                "--profile", str(out), "--html", str(html)]) == 0  # fmt: skip
+    page = html.read_text()
+    assert "What sets each cluster apart" in page and "<td>c</td>" in page
     rows = list(csv.DictReader(open(out)))
     assert rows and set(rows[0]) >= {"view", "cluster", "name", "effect_d", "auc", "q"}
     firsts = {(r["view"], r["name"]) for r in rows if r["rank"] == "1"}

@@ -14,6 +14,12 @@ from tests.mvc_gui.fake_solver import RotatingFakeSolver
 
 
 @pytest.fixture
+def threads(monkeypatch):
+    """The solver in a thread of this process, where the test registers its solver."""
+    monkeypatch.setenv("MVC_GUI_SOLVER", "thread")
+
+
+@pytest.fixture
 def rotating():
     REGISTRY["fake_rotating"] = RotatingFakeSolver
     yield
@@ -24,7 +30,9 @@ def _rows(path):
     return list(csv.reader(open(path)))
 
 
-def test_gui_labels_csv_equals_cli(qtbot, window, small_dataset, tmp_path, monkeypatch, rotating):
+def test_gui_labels_csv_equals_cli(
+    threads, rotating, qtbot, window, small_dataset, tmp_path, monkeypatch
+):
     data = tmp_path / "blobs.npz"
     np.savez(data, X0=small_dataset.views[0], X1=small_dataset.views[1], y=small_dataset.labels)
     window.open_path(str(data))
