@@ -48,6 +48,9 @@ class DataSession:
     chosen: dict[int, str] = field(default_factory=dict)
     #: the rule 'auto' follows: the selected method's ``auto_preprocessing``
     auto_rule: str = "general"
+    #: the isolated loader's folder the views are memory-mapped from (child processes map the
+    #: same files); the window removes it when this session is replaced or the window closes
+    store_dir: str | None = None
     _cache: dict[tuple, tuple[list, list[str]]] = field(default_factory=dict, repr=False)
     token: int = field(default_factory=lambda: next(_TOKENS))
 

@@ -53,13 +53,14 @@ class LoadWorker(_ThreadWorker):
         self.limits = replace(limits)  # a copy: later changes are for later loads
 
     def _main(self) -> None:
+        # the store outlives the load: the solver and layout children map its files (one copy
+        # of the data for all processes); the window removes it when the data is replaced
         store = tempfile.mkdtemp(prefix="mvc-data-")
-        try:
-            self._load(store)
-        finally:
-            shutil.rmtree(store, ignore_errors=True)  # (POSIX: the memory maps stay valid)
+        if not self._load(store):
+            shutil.rmtree(store, ignore_errors=True)
 
-    def _load(self, store: str) -> None:
+    def _load(self, store: str) -> bool:
+        """True when the data was handed over (the store is then the session's)."""
         lim = self.limits
         try:
             ds = load_isolated(
@@ -72,7 +73,7 @@ class LoadWorker(_ThreadWorker):
                 store=store,
             )
             # the child summarised the data: here it would be a pass over all of it
-            result = (DataSession(ds), read_summary(store) or ds.summary())
+            result = (DataSession(ds, store_dir=store), read_summary(store) or ds.summary())
         except LoadCancelled:
             self._emit(self.cancelled)
         except Exception as exc:  # DataError mostly; anything else is shown, not raised
@@ -82,3 +83,5 @@ class LoadWorker(_ThreadWorker):
                 self._emit(self.cancelled)
             else:
                 self._emit(self.done, result)
+                return True
+        return False

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import mmap
+import os
 import pickle
 from collections.abc import Callable
 from typing import Any
@@ -43,6 +44,8 @@ def _file_map_reference(obj: object) -> tuple | None:
         return None
     root = _root_map(obj)  # type: ignore[arg-type]
     if root is None or root.filename is None or root.mode not in ("r", "c"):
+        return None
+    if not os.path.exists(root.filename):  # removed while mapped: the child could not open it
         return None
     if not (obj.flags.c_contiguous or obj.flags.f_contiguous) or obj.size == 0:
         return None

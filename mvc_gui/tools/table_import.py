@@ -49,7 +49,7 @@ def load_spec_in_child(win: ToolHost, spec: DataSpec, done, failed=None):
         shutil.rmtree(folder, ignore_errors=True)
         ds = res[0].dataset
         ds = replace(ds, source=", ".join(v.path for v in spec.views))
-        done((DataSession(ds), ds.summary()))
+        done((DataSession(ds, store_dir=res[0].store_dir), ds.summary()))
 
     def not_loaded(message: str) -> None:
         shutil.rmtree(folder, ignore_errors=True)

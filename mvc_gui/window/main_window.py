@@ -7,6 +7,7 @@ SolverWorker, layouts in the EmbeddingController's worker. This class wires them
 
 from __future__ import annotations
 
+import shutil
 import threading
 from pathlib import Path
 
@@ -214,7 +215,9 @@ class MainWindow(WindowIOMixin, QMainWindow):
 
     def set_session(self, session: DataSession, summary: dict, path: str | None = None) -> None:
         self.controller.stop()
-        self.session = session
+        old, self.session = self.session, session
+        if old is not None and old.store_dir != session.store_dir:
+            _remove_store(old)  # maps already open stay valid; new jobs use the new data
         if self.method_panel.method in REGISTRY:
             session.set_auto_rule(REGISTRY[self.method_panel.method].auto_preprocessing)
         self.messages.clear()
@@ -319,4 +322,12 @@ class MainWindow(WindowIOMixin, QMainWindow):
         self.loading.shutdown(timeout=2.0)
         for w in self._loaders:
             w.join(0.5)
+        if self.session is not None:
+            _remove_store(self.session)
         event.accept()
+
+
+def _remove_store(session: DataSession) -> None:
+    """Remove the loader's folder the session's views are mapped from (if any)."""
+    if session.store_dir:
+        shutil.rmtree(session.store_dir, ignore_errors=True)
