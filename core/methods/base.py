@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from core.data.dataset import DataError, View, check_observed, check_views
 from core.methods.docstrings import add_sections
 from core.methods.params import Param, ParamError, ParamSpec
-from core.numerics.assign import AnchorAssigner, anchor_votes, sample_reference
+from core.methods.prediction import prediction_reference
 from core.numerics.precision import DTYPES, resolve_dtype
 
 __all__ = [
@@ -429,7 +429,8 @@ class BaseSolver(ClusterMixin, BaseEstimator):
 
     def predict(self, views: Sequence[object]) -> np.ndarray:
         """Clusters of new samples (views preprocessed like the fitted ones), through the
-        fitted anchor graph: see :func:`prediction_reference` for what each method uses."""
+        fitted anchor graph: see :func:`core.methods.prediction.prediction_reference` for what
+        each method uses."""
         assigner = getattr(self, "assigner_", None)
         if assigner is None:
             raise DataError(
@@ -455,95 +456,6 @@ class BaseSolver(ClusterMixin, BaseEstimator):
 def _raw_views(views: object) -> Sequence[object]:
     views = getattr(views, "views", views)
     return [] if views is None else views
-
-
-#: fitted samples kept per cluster as reference points when a method has no anchors in
-#: feature space (MVSC-HFD's anchors live in its latent space, RG-MVC and k-means have none)
-REFERENCE_PER_CLUSTER = 200
-
-
-def prediction_reference(solver: BaseSolver, views: list[View]) -> AnchorAssigner:
-    """The reference points ``predict`` ties new samples to, from a fitted solver.
-
-    Candidates: (a) the method's anchors when they are points of the feature space, one
-    (m x d_v) array per view (FMDC, the single-view baseline; ALPC's learned anchors) or
-    anchor sample indices (DTLL), each labelled by the vote of the samples tied to it in
-    the run's anchor graph; (b) up to ``REFERENCE_PER_CLUSTER`` fitted samples per cluster
-    with their labels (always available: MVSC-HFD's anchors live in its latent space,
-    RG-MVC and k-means keep none). The candidate that best reproduces the run's own labels
-    on fitted samples outside the reference wins (ALPC's anchors are an orthonormal basis,
-    not data points, so (b) wins there). Views count by the run's view weights when it
-    learned them, else equally.
-    """
-    labels, c = solver.labels_, int(solver.n_clusters_)
-    dims = [x.shape[1] for x in views]
-    solver.n_features_in_ = dims
-    weights = solver.view_weights_
-    rng = np.random.default_rng(0)
-    # at most half of an average cluster, so that fitted samples outside the reference
-    # remain to compare the candidates on
-    per = min(REFERENCE_PER_CLUSTER, max(5, labels.size // (2 * c)))
-    rows = sample_reference(labels, per, rng)
-    idx = list(range(len(views)))
-    candidates = [
-        AnchorAssigner(
-            [x[rows] for x in views],
-            [labels[rows]] * len(idx),
-            idx,
-            _view_shares(weights, idx),
-            c,
-            source=f"up to {per} fitted samples per cluster, with their labels",
-        )
-    ]
-    if (own := _own_anchors(solver, views)) is not None:
-        candidates.insert(0, own)
-    if len(candidates) == 1:
-        return candidates[0]
-    rest = np.setdiff1d(np.arange(labels.size), rows)
-    check = rest if rest.size <= 2000 else rng.choice(rest, 2000, replace=False)
-    if check.size == 0:
-        return candidates[0]
-    sub = [x[check] for x in views]
-    agree = [float(np.mean(a.predict(sub) == labels[check])) for a in candidates]
-    best = candidates[int(np.argmax(agree))]
-    best.source += f" (reproduces {max(agree):.1%} of the run's labels)"
-    return best
-
-
-def _own_anchors(solver: BaseSolver, views: list[View]) -> AnchorAssigner | None:
-    """The method's anchors as reference points, when they are feature-space points."""
-    anchors, graph = solver.anchors_, solver.anchor_graph_
-    if graph is None or graph.shape[0] != views[0].shape[0]:
-        return None
-    if isinstance(anchors, np.ndarray) and anchors.ndim == 1 and anchors.dtype.kind in "iu":
-        anchors = [x[anchors] for x in views]  # anchor sample indices (DTLL)
-    if not isinstance(anchors, list) or any(
-        getattr(a, "ndim", 0) != 2 or a.shape[0] != graph.shape[1] for a in anchors
-    ):
-        return None
-    dims = [x.shape[1] for x in views]
-    weights = solver.view_weights_
-    if len(anchors) == len(views) and [a.shape[1] for a in anchors] == dims:
-        idx = list(range(len(views)))
-    elif len(anchors) == 1 and weights is not None:
-        idx = [int(np.argmax(weights))]  # one view's anchors: the view the method used
-        if anchors[0].shape[1] != dims[idx[0]]:
-            return None
-    else:
-        return None
-    votes = anchor_votes(graph, solver.labels_, int(solver.n_clusters_))
-    return AnchorAssigner(
-        list(anchors), [votes] * len(idx), idx, _view_shares(weights, idx),
-        int(solver.n_clusters_),
-        source="the method's anchors, labelled by their anchor-graph votes",
-    )  # fmt: skip
-
-
-def _view_shares(weights: np.ndarray | None, idx: list[int]) -> np.ndarray:
-    if weights is None or len(np.ravel(weights)) < max(idx) + 1:
-        return np.full(len(idx), 1.0 / len(idx))
-    w = normalized_weights(np.ravel(weights)[idx])
-    return w if w.sum() > 0 else np.full(len(idx), 1.0 / len(idx))
 
 
 def check_anchor_count(m: int, n: int, what: str = "n_anchors") -> None:
