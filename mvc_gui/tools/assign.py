@@ -2,12 +2,14 @@
 run on display (``core.records.prediction_file.PredictionModel``: the run's preprocessing
 statistics and anchor-graph reference), and write their labels CSV.
 
-Loading and assigning run in a :class:`~mvc_gui.run.workers.TaskWorker`; the result is
+The file is read in the window's loader child, assigning runs in a
+:class:`~mvc_gui.run.workers.TaskWorker`; the result is
 written atomically; errors (other features, no run) land in the message bar.
 """
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +19,7 @@ from PySide6.QtWidgets import QFileDialog
 from core.data.dataset import MultiViewDataset
 from core.records.prediction_file import PredictionModel
 from core.records.runs import write_labels_csv
+from mvc_gui.run.load_worker import LoadWorker
 from mvc_gui.run.workers import TaskWorker
 from mvc_gui.tools.host import ToolHost
 
@@ -50,27 +53,33 @@ def _ask_and_assign(host: ToolHost) -> TaskWorker | None:
     return assign_file(host, history.prediction, path, out) if out else None
 
 
-def _load_and_assign(model: PredictionModel, path: str, out: str) -> tuple[str, np.ndarray]:
-    from core.data.io import load_dataset
-
-    ds: MultiViewDataset = load_dataset(path)
+def _assign_and_write(
+    model: PredictionModel, ds: MultiViewDataset, out: str
+) -> tuple[str, np.ndarray]:
     labels = model.predict(ds)
     write_labels_csv(out, labels, ds.labels, ds.ids.tolist(), ds.class_names)
     return out, labels
 
 
-def assign_file(host: ToolHost, model: PredictionModel, path: str, out: str) -> TaskWorker:
-    """Assign the samples of ``path`` in the background and write their labels to ``out``."""
-    worker = TaskWorker(_load_and_assign, model, path, out, parent=host)
+def assign_file(host: ToolHost, model: PredictionModel, path: str, out: str) -> LoadWorker:
+    """Read ``path`` in the window's loader child (a damaged file costs only the child), then
+    assign its samples in the background and write their labels to ``out``."""
 
-    def done(res: tuple[str, np.ndarray]) -> None:
+    def failed(msg: str, det: str = "") -> None:
+        host.messages.show_message("error", f"Assign new samples: {msg}", det)
+
+    def assigned(res: tuple[str, np.ndarray]) -> None:
         written, labels = res
         sizes = np.bincount(labels).tolist()
         host.stage_label.setText(f"Assigned {labels.size} samples {sizes}; wrote {written}")
 
-    worker.done.connect(done)
-    worker.failed.connect(
-        lambda msg, det: host.messages.show_message("error", f"Assign new samples: {msg}", det)
-    )
-    worker.start()
-    return worker
+    def loaded(res: tuple) -> None:
+        session = res[0]
+        worker = TaskWorker(_assign_and_write, model, session.dataset, out, parent=host)
+        worker.done.connect(assigned)
+        worker.failed.connect(failed)
+        if session.store_dir:  # the maps stay valid once open (POSIX); nobody else needs it
+            worker.done.connect(lambda _r: shutil.rmtree(session.store_dir, ignore_errors=True))
+        worker.start()
+
+    return host.load_file(path, loaded)
