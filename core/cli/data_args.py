@@ -46,7 +46,7 @@ def load_data(args: argparse.Namespace) -> MultiViewDataset:
     spec = table_spec(args)
     if spec is None and not args.file:
         raise DataError("give a data file, or --demo for the embedded handwritten digits")
-    if getattr(args, "isolate", False):
+    if _should_isolate(getattr(args, "isolate", False), args.file, spec):
         from core.data.isolated_load import load_isolated
 
         if spec is None:
@@ -67,6 +67,20 @@ def load_data(args: argparse.Namespace) -> MultiViewDataset:
     if spec is None and label:
         ds = ds.with_reference_labels(label)
     return ds
+
+
+def _should_isolate(choice: bool | None, file: str | None, spec: object) -> bool:
+    """None (run/sweep/robustness by default): isolate HDF5 files (MATLAB v7.3, .h5ad,
+    .h5mu). Their reader is C code we cannot check ahead, and damaged ones were seen to loop
+    inside libhdf5 (docs/benchmarks/fuzz_loaders.md); a child with a time limit ends that.
+    MATLAB v5 elements are checked before scipy reads them, so those stay in process (no
+    child start, no copy of the data through a store)."""
+    if choice is not None:
+        return choice
+    paths = [file] if spec is None else [v.path.split("#")[0] for v in spec.views]
+    from core.data.io.matlab import is_hdf5
+
+    return any(p and Path(p).is_file() and is_hdf5(Path(p)) for p in paths)
 
 
 def select_views(ds: MultiViewDataset, text: str | None) -> MultiViewDataset:
@@ -94,11 +108,22 @@ def add_data_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--views", help="1-based views to use, e.g. 1,3 (default: all)")
     add_table_args(p)
-    p.add_argument(
+    isolate = p.add_mutually_exclusive_group()
+    isolate.add_argument(
         "--isolate",
-        action="store_true",
+        action="store_const",
+        const=True,
+        default=None,
         help="read the file in a child process with time and memory limits, so a damaged "
-        "file cannot crash this command (mvc info does this by default)",
+        "file cannot crash or hang this command (default: HDF5 files only, i.e. MATLAB v7.3, "
+        ".h5ad, .h5mu; mvc info always)",
+    )
+    isolate.add_argument(
+        "--no-isolate",
+        dest="isolate",
+        action="store_const",
+        const=False,
+        help="read every file in this process",
     )
     p.add_argument(
         "--preprocess",
