@@ -44,6 +44,15 @@ def _gram(x: View, u: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(g.toarray() if sp.issparse(g) else g)
 
 
+def clip_neighbors(k: int, m: int) -> int:
+    """At most m - 1 neighbours among m anchors (the PKN weights need a (k+1)-th), said in
+    the log when it clips."""
+    k_eff = min(k, m - 1)
+    if k_eff < k:
+        log.warning("n_neighbors=%d clipped to %d (only %d anchors)", k, k_eff, m)
+    return k_eff
+
+
 def pkn_anchor_graph_steps(
     x: View, anchors: np.ndarray, k: int
 ) -> Generator[float, None, sp.csr_matrix]:
@@ -55,9 +64,7 @@ def pkn_anchor_graph_steps(
     if m == 1:
         yield 1.0
         return sp.csr_matrix(np.ones((n, 1)))
-    k_eff = min(k, m - 1)
-    if k_eff < k:
-        log.warning("n_neighbors=%d clipped to %d (only %d anchors)", k, k_eff, m)
+    k_eff = clip_neighbors(k, m)
     # in the data's precision: float32 data give a float32 product (the graph stays float64)
     anchors = np.ascontiguousarray(anchors, dtype=x.dtype)
     anchor_sq = row_sq_norms(anchors)

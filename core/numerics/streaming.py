@@ -21,7 +21,7 @@ import scipy.sparse as sp
 
 from core.data.blocks import is_source
 from core.numerics.anchors import SKETCH_DIM, bkhk_steps
-from core.numerics.graphs import pkn_anchor_graph_steps, row_sq_norms
+from core.numerics.graphs import clip_neighbors, pkn_anchor_graph_steps, row_sq_norms
 from core.numerics.jit.graph import pkn_rows
 
 __all__ = [
@@ -103,9 +103,7 @@ def stream_pkn_graph_steps(
     if m == 1:
         yield 1.0
         return sp.csr_matrix(np.ones((n, 1)))
-    k_eff = min(k, m - 1)
-    if k_eff < k:
-        log.warning("n_neighbors=%d clipped to %d (only %d anchors)", k, k_eff, m)
+    k_eff = clip_neighbors(k, m)
     anchors = np.ascontiguousarray(anchors, dtype=np.float64)
     anchor_sq = row_sq_norms(anchors)
     idx = np.empty((n, k_eff), dtype=np.int64)

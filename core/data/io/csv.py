@@ -33,7 +33,8 @@ ID_HEADERS = frozenset({"", "id", "ids", "sample", "sample_id", "sampleid", "ind
 LABEL_HEADERS = ("label", "labels", "class", "y", "target")
 
 
-def _is_number(text: str) -> bool:
+def is_number(text: str) -> bool:
+    """True when a cell's text parses as a float."""
     try:
         float(text)
     except ValueError:
@@ -62,7 +63,7 @@ class _Table:
         counts = {d: first.count(d) for d in (",", ";", "\t")}
         self.delimiter = max(counts, key=counts.get) if any(counts.values()) else ","
         cells = next(csv.reader([first], delimiter=self.delimiter))
-        self.header = None if all(_is_number(c) for c in cells) else [c.strip() for c in cells]
+        self.header = None if all(is_number(c) for c in cells) else [c.strip() for c in cells]
         self.skip = 1 if self.header is not None else 0
         self.n_cols = len(cells)
         if self.header is not None and len(lines) < 2:
@@ -81,7 +82,7 @@ class _Table:
                     cell = row[col].strip()
                     if not cell:
                         return f"line {line_no}, column {col + 1} is empty (missing value)"
-                    if not _is_number(cell):
+                    if not is_number(cell):
                         return f"line {line_no}, column {col + 1} is not a number: {cell!r}"
         return "unreadable content"
 
@@ -177,7 +178,7 @@ def _single_column_labels(path: Path) -> np.ndarray:
         raise DataError(f"{path.name} is empty")
     first, rest = rows[0], rows[1:]
     header = first.lower() in LABEL_HEADERS or (
-        not _is_number(first) and (all(_is_number(r) for r in rest) or first not in rest)
+        not is_number(first) and (all(is_number(r) for r in rest) or first not in rest)
     )
     values = np.asarray(rest if header else rows)
     if values.size == 0:

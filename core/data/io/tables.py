@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from core.data.dataset import DataError
+from core.data.io.csv import is_number
 
 __all__ = ["MISSING_TOKENS", "Table", "read_table", "sniff_table"]
 
@@ -31,14 +32,6 @@ ID_NAMES = frozenset(
      "barcode", "cell", "cell_id", "index", "name", "unnamed: 0"}
 )  # fmt: skip
 _SAMPLE_ROWS = 200
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _is_missing(text: str) -> bool:
@@ -129,12 +122,12 @@ def _looks_like_header(rows: list[list[str]]) -> bool:
     """A header has a text cell where the next row has a number, or is all text."""
     first = rows[0]
     if len(rows) < 2:
-        return not all(_is_number(c) for c in first)
+        return not all(is_number(c) for c in first)
     second = rows[1]
-    if all(not _is_number(c) for c in first) and any(_is_number(c) for c in second):
+    if all(not is_number(c) for c in first) and any(is_number(c) for c in second):
         return True
     return any(
-        not _is_number(a) and not _is_missing(a) and _is_number(b)
+        not is_number(a) and not _is_missing(a) and is_number(b)
         for a, b in zip(first, second, strict=False)
     )
 
@@ -156,7 +149,7 @@ def _auto_id(layout: _Layout) -> int | None:
     if layout.header is not None and layout.header[0].lower() in ID_NAMES:
         return 0
     cells = [r[0] for r in layout.sample if r and not _is_missing(r[0])]
-    if cells and not all(_is_number(c) for c in cells):
+    if cells and not all(is_number(c) for c in cells):
         return 0
     return None
 
@@ -198,7 +191,7 @@ def read_table(
         cells = [r[j] for r in layout.sample if len(r) > j and not _is_missing(r[j])]
         # a column with no number at all is text; one with numbers and a stray word is an
         # error naming that cell (raised by _numbers), never silently dropped
-        (text if cells and not any(_is_number(c) for c in cells) else numeric).append(j)
+        (text if cells and not any(is_number(c) for c in cells) else numeric).append(j)
     skip = 1 if layout.header is not None else 0
     values = _numbers(p, layout, numeric, skip)
     n = values.shape[0]
@@ -339,7 +332,7 @@ def _locate(p: Path, layout: _Layout, cols: list[int], skip: int) -> str:
                 return f"line {line_no} has {len(row)} fields, the first line has {layout.n_cols}"
             for j in cols:
                 cell = row[j].strip()
-                if not _is_missing(cell) and not _is_number(cell):
+                if not _is_missing(cell) and not is_number(cell):
                     return (
                         f"column {_name(layout, j)!r}, data row {data_row} (line {line_no}): "
                         f"{cell!r} is not a number in a numeric column"

@@ -239,15 +239,7 @@ class FMDC(BaseSolver):
         yield rep.stage(
             "graph", 0.95, "consensus anchor graph", anchor_graph=(sum(graphs) / v).tocsr()
         )
-        yield rep.stage("init", 0.95, "initial labels")
-        n_init = self.n_init or (1 if self.init == "anchor_spectral" else 10)
-        best: tuple | None = None
-        embedding = None
-        for r in range(n_init):
-            labels0, embedding = self._initial_labels(zhats, c, rng, r, embedding)
-            run = yield from self._optimise(zhats, gram, labels0, rep, restart=r)
-            if best is None or run[1][-1] < best[1][-1] - 1e-12:
-                best = run
+        best = yield from self._best_of_restarts(zhats, gram, c, rng, rep)
         labels, history, alpha, extra, n_iter, converged = best
         consensus = sum(a * z for a, z in zip(alpha, graphs, strict=True)).tocsr()
         return FitResult(
@@ -261,6 +253,19 @@ class FMDC(BaseSolver):
             history=extra,
             attributes={"n_anchors_": m, "view_graphs_": graphs},
         )
+
+    def _best_of_restarts(self, zhats: list, gram: np.ndarray, c: int, rng: dict, rep: Reporter):
+        """Initial labels and optimisation, ``n_init`` times; the lowest objective wins."""
+        yield rep.stage("init", 0.95, "initial labels")
+        n_init = self.n_init or (1 if self.init == "anchor_spectral" else 10)
+        best: tuple | None = None
+        embedding = None
+        for r in range(n_init):
+            labels0, embedding = self._initial_labels(zhats, c, rng, r, embedding)
+            run = yield from self._optimise(zhats, gram, labels0, rep, restart=r)
+            if best is None or run[1][-1] < best[1][-1] - 1e-12:
+                best = run
+        return best
 
     def _run_incomplete(
         self, views: list[View], observed: np.ndarray, rep: Reporter
@@ -281,15 +286,7 @@ class FMDC(BaseSolver):
             "consensus anchor graph",
             anchor_graph=incomplete.consensus_graph(graphs, observed, equal),
         )
-        yield rep.stage("init", 0.95, "initial labels")
-        n_init = self.n_init or (1 if self.init == "anchor_spectral" else 10)
-        best: tuple | None = None
-        embedding = None
-        for r in range(n_init):
-            labels0, embedding = self._initial_labels(zhats, c, rng, r, embedding)
-            run = yield from self._optimise(zhats, gram, labels0, rep, restart=r)
-            if best is None or run[1][-1] < best[1][-1] - 1e-12:
-                best = run
+        best = yield from self._best_of_restarts(zhats, gram, c, rng, rep)
         labels, history, alpha, extra, n_iter, converged = best
         return FitResult(
             labels=labels,
