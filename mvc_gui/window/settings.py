@@ -13,6 +13,8 @@ from typing import Any
 
 from PySide6.QtCore import QSettings
 
+from core.methods import REGISTRY
+
 __all__ = [
     "SETTINGS_VERSION",
     "add_recent_file",
@@ -22,7 +24,7 @@ __all__ = [
     "save_params",
 ]
 
-SETTINGS_VERSION = 1
+SETTINGS_VERSION = 2  # 2: method parameters stored only where they differ from the defaults
 MAX_RECENT = 8
 
 
@@ -32,6 +34,8 @@ def migrate_settings(settings: QSettings | None = None) -> QSettings:
     if version != SETTINGS_VERSION:
         if version > SETTINGS_VERSION or version < 1:
             s.remove("MainWindow")  # geometry/state from another layout
+        if version < 2:  # every value was stored, defaults too: they would pin old defaults
+            s.remove("Solver")  # (e.g. n_neighbors=15 where it is now sized from the data)
         s.setValue("settings_version", SETTINGS_VERSION)
     return s
 
@@ -51,8 +55,13 @@ def add_recent_file(settings: QSettings, path: str) -> list[str]:
 
 
 def save_params(settings: QSettings, method: str, params: dict[str, Any]) -> None:
+    """Remember the values the user changed (not the defaults: a later, better default then
+    still reaches someone who never touched that parameter)."""
     settings.setValue("last_method", method)
-    settings.setValue(f"Solver/{method}", json.dumps(params))
+    cls = REGISTRY.get(method)
+    defaults = cls.param_spec.defaults() if cls is not None else {}
+    changed = {k: v for k, v in params.items() if k not in defaults or defaults[k] != v}
+    settings.setValue(f"Solver/{method}", json.dumps(changed))
 
 
 def load_params(settings: QSettings, method: str) -> dict[str, Any]:
