@@ -114,6 +114,7 @@ class ParamEditor(QWidget):
         if p.allow_none or p.auto or p.kind == "seed":
             self._auto = QCheckBox("auto" if p.kind != "seed" else "random")
             self._auto.toggled.connect(self._box.setDisabled)
+            self._auto.toggled.connect(self._show_auto)
             self._auto.toggled.connect(self.changed)
             layout.addWidget(self._auto)
         layout.addWidget(self._box, 1)
@@ -121,6 +122,23 @@ class ParamEditor(QWidget):
         self.setToolTip(tip)
         self._box.setToolTip(tip)
         self.reset()
+
+    def _show_auto(self, on: bool) -> None:
+        """A checked "auto" box shows words in the spin box, not its minimum as if chosen; once
+        unchecked the box starts from the parameter's typical value."""
+        box, p = self._box, self.param
+        if not isinstance(box, QSpinBox | QDoubleSpinBox):
+            return
+        box.blockSignals(True)
+        if on:
+            box.setSpecialValueText("random" if p.kind == "seed" else "from the data")
+            box.setValue(box.minimum())
+        else:
+            box.setSpecialValueText("")
+            start = p.typical if p.typical is not None else p.default
+            if isinstance(start, int | float) and not isinstance(start, bool):
+                box.setValue(start)
+        box.blockSignals(False)
 
     def _add_slider(self) -> None:
         p = self.param
