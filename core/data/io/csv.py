@@ -42,21 +42,27 @@ def is_number(text: str) -> bool:
     return True
 
 
+def first_lines(path: Path, count: int) -> list[str]:
+    """The first ``count`` non-blank lines of a UTF-8 text file (BOM dropped)."""
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            lines = []
+            for line in fh:
+                if line.strip():
+                    lines.append(line)
+                if len(lines) >= count:
+                    break
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path.name} is not a UTF-8 text file: {exc.reason}") from exc
+    return lines
+
+
 class _Table:
     """Delimiter, header and data offset of one CSV file."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        try:
-            with open(path, encoding="utf-8-sig", newline="") as fh:
-                lines = []
-                for line in fh:
-                    if line.strip():
-                        lines.append(line)
-                    if len(lines) == 2:
-                        break
-        except UnicodeDecodeError as exc:
-            raise DataError(f"{path.name} is not a UTF-8 text file: {exc.reason}") from exc
+        lines = first_lines(path, 2)
         if not lines:
             raise DataError(f"{path.name} is empty")
         first = lines[0]

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from core.data.dataset import DataError
-from core.data.io.csv import is_number
+from core.data.io.csv import first_lines, is_number
 
 __all__ = ["MISSING_TOKENS", "Table", "read_table", "sniff_table"]
 
@@ -78,15 +78,7 @@ class _Layout:
 def sniff_table(path: Path, header: bool | None = None) -> _Layout:
     """Delimiter, header and the first rows of a table (for previews and for read_table)."""
     try:
-        with open(path, encoding="utf-8-sig", newline="") as fh:
-            lines = []
-            for line in fh:
-                if line.strip():
-                    lines.append(line)
-                if len(lines) > _SAMPLE_ROWS:
-                    break
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{path.name} is not a UTF-8 text file: {exc.reason}") from exc
+        lines = first_lines(path, _SAMPLE_ROWS + 1)
     except OSError as exc:
         raise DataError(f"{path.name}: cannot open the file ({exc.strerror})") from exc
     if not lines:

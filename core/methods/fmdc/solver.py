@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Generator
-from typing import ClassVar
+from collections.abc import Callable, Generator
+from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -239,23 +239,19 @@ class FMDC(BaseSolver):
         yield rep.stage(
             "graph", 0.95, "consensus anchor graph", anchor_graph=(sum(graphs) / v).tocsr()
         )
-        best = yield from self._best_of_restarts(zhats, gram, c, rng, rep)
-        labels, history, alpha, extra, n_iter, converged = best
-        consensus = sum(a * z for a, z in zip(alpha, graphs, strict=True)).tocsr()
-        return FitResult(
-            labels=labels,
-            objective_history=history,
-            n_iter=n_iter,
-            converged=converged,
-            view_weights=alpha,
-            anchors=anchors,
-            anchor_graph=consensus,
-            history=extra,
-            attributes={"n_anchors_": m, "view_graphs_": graphs},
-        )
+        return (
+            yield from self._best_of_restarts(
+                zhats, gram, c, rng, rep, anchors, graphs, m,
+                lambda alpha: sum(a * z for a, z in zip(alpha, graphs, strict=True)).tocsr(),
+            )
+        )  # fmt: skip
 
-    def _best_of_restarts(self, zhats: list, gram: np.ndarray, c: int, rng: dict, rep: Reporter):
-        """Initial labels and optimisation, ``n_init`` times; the lowest objective wins."""
+    def _best_of_restarts(
+        self, zhats: list, gram: np.ndarray, c: int, rng: dict, rep: Reporter,
+        anchors: Any, graphs: list, m: int, consensus: Callable[[np.ndarray], Any],
+    ) -> Generator[IterationState, None, FitResult]:  # fmt: skip
+        """Initial labels and optimisation, ``n_init`` times; the lowest objective wins. The
+        fit's anchor graph is ``consensus(learned view weights)``."""
         yield rep.stage("init", 0.95, "initial labels")
         n_init = self.n_init or (1 if self.init == "anchor_spectral" else 10)
         best: tuple | None = None
@@ -265,7 +261,18 @@ class FMDC(BaseSolver):
             run = yield from self._optimise(zhats, gram, labels0, rep, restart=r)
             if best is None or run[1][-1] < best[1][-1] - 1e-12:
                 best = run
-        return best
+        labels, history, alpha, extra, n_iter, converged = best
+        return FitResult(
+            labels=labels,
+            objective_history=history,
+            n_iter=n_iter,
+            converged=converged,
+            view_weights=alpha,
+            anchors=anchors,
+            anchor_graph=consensus(alpha),
+            history=extra,
+            attributes={"n_anchors_": m, "view_graphs_": graphs},
+        )
 
     def _run_incomplete(
         self, views: list[View], observed: np.ndarray, rep: Reporter
@@ -286,19 +293,12 @@ class FMDC(BaseSolver):
             "consensus anchor graph",
             anchor_graph=incomplete.consensus_graph(graphs, observed, equal),
         )
-        best = yield from self._best_of_restarts(zhats, gram, c, rng, rep)
-        labels, history, alpha, extra, n_iter, converged = best
-        return FitResult(
-            labels=labels,
-            objective_history=history,
-            n_iter=n_iter,
-            converged=converged,
-            view_weights=alpha,
-            anchors=anchors,
-            anchor_graph=incomplete.consensus_graph(graphs, observed, alpha),
-            history=extra,
-            attributes={"n_anchors_": m, "view_graphs_": graphs},
-        )
+        return (
+            yield from self._best_of_restarts(
+                zhats, gram, c, rng, rep, anchors, graphs, m,
+                lambda alpha: incomplete.consensus_graph(graphs, observed, alpha),
+            )
+        )  # fmt: skip
 
     def _initial_labels(
         self, zhats: list[sp.csr_matrix], c: int, rng: dict, restart: int, embedding
