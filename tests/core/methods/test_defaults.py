@@ -101,7 +101,7 @@ def test_cli_shows_the_auto_choice_and_the_automatic_values(capsys, tmp_path):
     err = capsys.readouterr().err
     assert "auto preprocessing for mvsc-hfd: z-score every feature" in err
     assert err.count(": auto: zscore") == 4  # every view, by the method's rule
-    assert "automatic parameters: n_anchors=3" in err  # MVSC-HFD: m = c (authors' code)
+    assert "automatic parameters: n_anchors=6, sample_norm=0.5" in err  # MVSC-HFD: 2c
     saved = json.loads(record.read_text())
     assert saved["preprocessing"] == ["auto: zscore"] * 4
-    assert saved["resolved_params"]["n_anchors"] == 3
+    assert saved["resolved_params"]["n_anchors"] == 6
