@@ -34,8 +34,10 @@ __all__ = ["ALPC"]
 FORMULATIONS = ("code", "code_exactP", "paper")
 
 
-#: automatic λ1 per sample: the authors' BBCSport demo (λ1 = 90 at n = 544), docs/defaults.md
-LAMBDA1_PER_SAMPLE = 90 / 544
+#: automatic λ1 = LAMBDA1_PER_ENERGY · Σ_v ‖X_v‖²: J(sX; λ1) = s²·J(X; λ1/s²) and the anchor
+#: term does not grow with n, so λ1 in units of the data's energy means the same at any n and
+#: any feature scale; 1e-3 measured in docs/defaults.md (BBCSport raw counts: λ1 = 182)
+LAMBDA1_PER_ENERGY = 1e-3
 #: automatic stopping: relative change of the objective (scale- and n-free)
 AUTO_REL_TOL = 1e-3
 #: automatic anchors: 10 per cluster, fewer when c is large (the cost grows as M³)
@@ -119,8 +121,9 @@ class ALPC(BaseSolver):
                 None,
                 "λ1: how strongly the anchors are pulled towards a c-dimensional cluster basis "
                 "(demos: 90 for BBCSport, 1e4 for Wiki). The anchor term does not grow with n "
-                f"while the others do: automatic λ1 = {LAMBDA1_PER_SAMPLE:g}·n, the authors' "
-                "BBCSport value per sample, so it means the same at any n.",
+                "nor with the feature scale while the others do: automatic "
+                f"λ1 = {LAMBDA1_PER_ENERGY:g}·Σ_v‖X_v‖², so it means the same at any n and "
+                "scale.",
                 low=1e-4,
                 high=1e9,
                 log=True,
@@ -238,11 +241,13 @@ class ALPC(BaseSolver):
         return int(8 * (n_samples * per_sample + 4 * sum(dims) * mm + 4 * mm * mm))
 
     def resolve_defaults(self, n, c, dims, density):  # type: ignore[override]
-        return {
-            "anchors_per_cluster": auto_anchors_per_cluster(c),
-            "lambda1": LAMBDA1_PER_SAMPLE * n,
-            "tol": AUTO_REL_TOL,
-        }
+        return {"anchors_per_cluster": auto_anchors_per_cluster(c), "tol": AUTO_REL_TOL}
+
+    def _resolve_params(self, views: list[View]) -> dict:
+        params = super()._resolve_params(views)
+        if self.lambda1 is None:  # needs the data's energy, not only its shape
+            params["lambda1"] = LAMBDA1_PER_ENERGY * max(sum(sq_norm(x) for x in views), 1e-12)
+        return params
 
     def _run_incomplete(
         self, views: list[View], observed: np.ndarray, rep: Reporter
