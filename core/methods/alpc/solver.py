@@ -34,10 +34,11 @@ __all__ = ["ALPC"]
 FORMULATIONS = ("code", "code_exactP", "paper")
 
 
-#: automatic λ1 = LAMBDA1_PER_ENERGY · Σ_v ‖X_v‖²: J(sX; λ1) = s²·J(X; λ1/s²) and the anchor
-#: term does not grow with n, so λ1 in units of the data's energy means the same at any n and
-#: any feature scale; 1e-3 measured in docs/defaults.md (BBCSport raw counts: λ1 = 182)
-LAMBDA1_PER_ENERGY = 1e-3
+#: automatic λ1 = LAMBDA1_PER_ENTRY_ENERGY · n · (mean squared entry of the views), i.e.
+#: β·Σ_v‖X_v‖²/Σ_v d_v: J(sX; λ1) = s²·J(X; λ1/s²) and the anchor term does not grow with n, so
+#: λ1 must scale with n·s²; β = 3.16 is the authors' BBCSport demo (λ1 = 90, n = 544, mean
+#: squared entry 0.0524), the other files held out (docs/defaults.md)
+LAMBDA1_PER_ENTRY_ENERGY = 3.16
 #: automatic stopping: relative change of the objective (scale- and n-free)
 AUTO_REL_TOL = 1e-3
 #: automatic anchors: 10 per cluster, fewer when c is large (the cost grows as M³)
@@ -122,8 +123,8 @@ class ALPC(BaseSolver):
                 "λ1: how strongly the anchors are pulled towards a c-dimensional cluster basis "
                 "(demos: 90 for BBCSport, 1e4 for Wiki). The anchor term does not grow with n "
                 "nor with the feature scale while the others do: automatic "
-                f"λ1 = {LAMBDA1_PER_ENERGY:g}·Σ_v‖X_v‖², so it means the same at any n and "
-                "scale.",
+                f"λ1 = {LAMBDA1_PER_ENTRY_ENERGY:g}·Σ_v‖X_v‖²/Σ_v d_v (n times the mean squared "
+                "entry; 90 on the authors' BBCSport), so it means the same at any n and scale.",
                 low=1e-4,
                 high=1e9,
                 log=True,
@@ -246,7 +247,8 @@ class ALPC(BaseSolver):
     def _resolve_params(self, views: list[View]) -> dict:
         params = super()._resolve_params(views)
         if self.lambda1 is None:  # needs the data's energy, not only its shape
-            params["lambda1"] = LAMBDA1_PER_ENERGY * max(sum(sq_norm(x) for x in views), 1e-12)
+            energy = sum(sq_norm(x) for x in views) / sum(x.shape[1] for x in views)
+            params["lambda1"] = float(np.clip(LAMBDA1_PER_ENTRY_ENERGY * energy, 1e-4, 1e9))
         return params
 
     def _run_incomplete(

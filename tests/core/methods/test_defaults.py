@@ -108,17 +108,19 @@ def test_cli_shows_the_auto_choice_and_the_automatic_values(capsys, tmp_path):
 
 
 def test_alpc_automatic_lambda1_follows_the_data_scale_and_n():
-    """J(sX; λ1) = s²·J(X; λ1/s²): with λ1 in units of the energy Σ‖X_v‖², scaling the data
-    leaves the fit unchanged (same labels), and λ1 grows with n; an explicit λ1 wins."""
-    from core.methods.alpc.solver import ALPC, LAMBDA1_PER_ENERGY
+    """J(sX; λ1) = s²·J(X; λ1/s²): with λ1 in units of the energy per feature Σ‖X_v‖²/Σd_v,
+    scaling the data leaves the fit unchanged (same labels); an explicit λ1 wins."""
+    from core.methods.alpc.solver import ALPC, LAMBDA1_PER_ENTRY_ENERGY
 
     ds = load_demo("blobs_noisy_view")
     views = [np.asarray(x[::2], dtype=float) for x in ds.views]
-    energy = sum(float(np.sum(x**2)) for x in views)
+    energy = sum(float(np.sum(x**2)) for x in views) / sum(x.shape[1] for x in views)
     kw = {"anchors_per_cluster": 2, "max_iter": 8}
     base = ALPC(ds.n_classes, **kw).fit(views)
     scaled = ALPC(ds.n_classes, **kw).fit([30.0 * x for x in views])
-    assert base.resolved_params_["lambda1"] == pytest.approx(LAMBDA1_PER_ENERGY * energy)
-    assert scaled.resolved_params_["lambda1"] == pytest.approx(900 * LAMBDA1_PER_ENERGY * energy)
+    assert base.resolved_params_["lambda1"] == pytest.approx(LAMBDA1_PER_ENTRY_ENERGY * energy)
+    assert scaled.resolved_params_["lambda1"] == pytest.approx(
+        900 * LAMBDA1_PER_ENTRY_ENERGY * energy
+    )
     np.testing.assert_array_equal(base.labels_, scaled.labels_)
     assert ALPC(ds.n_classes, lambda1=5.0, **kw).fit(views).resolved_params_["lambda1"] == 5.0
