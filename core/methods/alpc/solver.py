@@ -244,12 +244,12 @@ class ALPC(BaseSolver):
     def resolve_defaults(self, n, c, dims, density):  # type: ignore[override]
         return {"anchors_per_cluster": auto_anchors_per_cluster(c), "tol": AUTO_REL_TOL}
 
-    def _resolve_params(self, views: list[View]) -> dict:
-        params = super()._resolve_params(views)
-        if self.lambda1 is None:  # needs the data's energy, not only its shape
-            energy = sum(sq_norm(x) for x in views) / sum(x.shape[1] for x in views)
-            params["lambda1"] = float(np.clip(LAMBDA1_PER_ENTRY_ENERGY * energy, 1e-4, 1e9))
-        return params
+    @staticmethod
+    def auto_lambda1(views: list[View]) -> float:
+        """The automatic λ1 (needs the data's energy, not only its shape): missing samples
+        are zero rows here, so only observed entries count."""
+        energy = sum(sq_norm(x) for x in views) / sum(x.shape[1] for x in views)
+        return float(np.clip(LAMBDA1_PER_ENTRY_ENERGY * energy, 1e-4, 1e9))
 
     def _run_incomplete(
         self, views: list[View], observed: np.ndarray, rep: Reporter
@@ -267,6 +267,8 @@ class ALPC(BaseSolver):
         self, views: list[View], rep: Reporter, observed: np.ndarray | None = None
     ) -> Generator[IterationState, None, FitResult]:
         n, c, m = views[0].shape[0], self.n_clusters, self.resolved("anchors_per_cluster")
+        if self.lambda1 is None:
+            self.resolved_params_["lambda1"] = self.auto_lambda1(views)
         rng = seed_streams(self.random_state, ["anchors", "init", "postprocess_kmeans"])
         mode = self.formulation
         exact_p = mode != "code"
