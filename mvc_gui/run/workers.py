@@ -20,7 +20,7 @@ from PySide6.QtCore import QObject, Signal
 from core.numerics.layout import EmbeddingCancelled, embed, representation
 from mvc_gui.model.data_session import DataSession
 from mvc_gui.model.run_history import Frame
-from mvc_gui.model.runner import PauseStep, RunEnd, run_solver
+from mvc_gui.model.runner import PauseStep, RunEnd, attach_prediction_stats, run_solver
 
 __all__ = [
     "EmbeddingWorker",
@@ -123,6 +123,7 @@ class SolverWorker(_ThreadWorker):
         s.set_auto_rule(self.solver.auto_preprocessing)  # 'auto' as this method wants it
         end = run_solver(self.run_id, self.solver, s.prepared, s.labels, self._push, self,
                          s.observed)  # fmt: skip
+        attach_prediction_stats(end, [s.dataset.views[i] for i in s.view_indices])
         self._emit(self.ended, end)
 
 
