@@ -1,7 +1,7 @@
 """Incomplete views: our handling against zero-filling and mean-imputing the missing views.
 
     MVC_DATASETS=../shared/datasets python benchmarks/incomplete.py [--rates 0.1,0.3,0.5]
-        [--seeds 3] [--datasets Handwritten.mat,...] [--methods fmdc,mvsc-hfd]
+        [--seeds 3] [--datasets Handwritten.mat,...] [--methods fmdc,dtll,mvsc-hfd]
 
 On complete shared files, views are removed from 10 / 30 / 50 % of the samples (each keeps
 at least one view; core.experiments.amputation, 3 seeds). Per method, with default
@@ -36,10 +36,17 @@ from core.numerics.metrics import accuracy
 
 DATASETS = ["Handwritten.mat", "MSRC-v1_5view.mat", "BBCSport.mat", "Hdigit.mat"]
 #: preprocessing each method's quality cases use (docs/benchmarks/quality_*.md)
-PREP = {"fmdc": "auto", "mvsc-hfd": "zscore", "kmeans-concat": "auto", "alpc": "zscore"}
+PREP = {
+    "fmdc": "auto",
+    "dtll": "auto",
+    "mvsc-hfd": "zscore",
+    "kmeans-concat": "auto",
+    "alpc": "zscore",
+}
 PEER = "kmeans-concat"
-LARGE = 5000  # above this many samples only FMDC and the peer run, above this many features
-# no MVSC-HFD (runtime: its d_v x 1024 layers on BBCSport's 6386 features take minutes a run)
+LARGE = 5000  # above this many samples only FMDC, DTLL and the peer run, above this many
+# features no MVSC-HFD (runtime: its d_v x 1024 layers on BBCSport's 6386 features take minutes)
+ANY_SIZE = ("fmdc", "dtll", PEER)
 
 
 def run_one(method: str, views, labels, c: int, seed: int, observed=None) -> float:
@@ -96,7 +103,7 @@ def main() -> None:
     ap.add_argument("--rates", default="0.1,0.3,0.5")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--datasets", default=",".join(DATASETS))
-    ap.add_argument("--methods", default="fmdc,mvsc-hfd," + PEER)
+    ap.add_argument("--methods", default="fmdc,dtll,mvsc-hfd," + PEER)
     ap.add_argument("--out", default=str(DOCS / "incomplete.md"))
     args = ap.parse_args()
     rates = [float(r) for r in args.rates.split(",")]
@@ -122,7 +129,7 @@ def main() -> None:
         ds = load_dataset(datasets_dir() / name)
         for method in methods:
             wide = sum(ds.dims) > LARGE and method == "mvsc-hfd"
-            if wide or (ds.n_samples > LARGE and method not in ("fmdc", PEER)):
+            if wide or (ds.n_samples > LARGE and method not in ANY_SIZE):
                 continue
             for rate in rates:
                 t0 = time.perf_counter()
