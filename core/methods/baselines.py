@@ -26,6 +26,7 @@ from core.methods.params import Param, ParamError, ParamSpec
 from core.numerics.anchors import bkhk_steps
 from core.numerics.graphs import normalize_anchor_graph, pkn_anchor_graph_steps
 from core.numerics.kmeans import kmeans_labels
+from core.numerics.row_space import lift_all, tolerance_scale
 from core.numerics.spectral import top_left_singular_vectors
 
 __all__ = ["AnchorSpectralSingleView", "KMeansConcat"]
@@ -73,6 +74,11 @@ class KMeansConcat(BaseSolver):
         self.random_state = random_state
 
     def _run(self, views: list[View], rep: Reporter) -> Generator[IterationState, None, FitResult]:
+        # exact: k-means++ and Lloyd use only distances to samples and to means of samples;
+        # scikit-learn's tol is relative to the mean feature variance, hence the scale
+        reduced, _ = yield from self._in_row_space(views, rep, "init")
+        tol = self.tol * tolerance_scale(views, reduced)
+        views = reduced
         yield rep.stage("init", 0.5, "concatenating views")
         x = sp.hstack(views).tocsr() if any(sp.issparse(v) for v in views) else np.hstack(views)
         rng = seed_streams(self.random_state, ["kmeans"])["kmeans"]
@@ -82,7 +88,7 @@ class KMeansConcat(BaseSolver):
                 self.n_clusters,
                 n_init=1,
                 max_iter=self.max_iter,
-                tol=self.tol,
+                tol=tol,
                 random_state=sklearn_seed(rng),
             ).fit(x)
             if best is None or km.inertia_ < best.inertia_:
@@ -159,7 +165,9 @@ class AnchorSpectralSingleView(BaseSolver):
             raise ParamError(f"'view' = {self.view} but the data has {len(views)} views")
 
     def _run(self, views: list[View], rep: Reporter) -> Generator[IterationState, None, FitResult]:
-        x = views[self.view - 1]
+        # exact: BKHK and the anchor graph use only distances among samples and group means
+        reduced, spaces = yield from self._in_row_space(views, rep, "anchors", [self.view - 1])
+        x = reduced[self.view - 1]
         n = x.shape[0]
         m = effective_anchor_count(self.n_anchors, n)
         rng = seed_streams(self.random_state, ["anchors", "kmeans", "svds_v0"])
@@ -186,7 +194,7 @@ class AnchorSpectralSingleView(BaseSolver):
             n_iter=1,
             converged=True,
             view_weights=weights,
-            anchors=anchors,
+            anchors=lift_all(spaces[self.view - 1 : self.view], anchors),
             anchor_graph=z,
             attributes={"embedding_": f},
         )
