@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Generator, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -326,17 +326,22 @@ class BaseSolver(ClusterMixin, BaseEstimator):
         return {k: (auto.get(k) if v is None and k in auto else v) for k, v in params.items()}
 
     def _in_row_space(
-        self, views: list[View], rep: Reporter, stage: str, which: Sequence[int] | None = None
+        self,
+        views: list[View],
+        rep: Reporter,
+        stage: str,
+        which: Sequence[int] | None = None,
+        rule: Callable[[View], bool] = is_wide,
     ) -> Generator[IterationState, None, tuple[list[View], list[RowSpace | None]]]:
-        """Wide views (``which``, default all) replaced by their row-space coordinates
-        (:mod:`core.numerics.row_space`: exact for steps that use only inner products among
-        samples); noted in ``resolved_params_["row_space"]`` and the log. Returns the views
-        to work on and, per view, its RowSpace (None: kept)."""
+        """Views (``which``, default all) for which ``rule`` holds (default: wide) replaced by
+        their row-space coordinates (:mod:`core.numerics.row_space`: exact for steps that use
+        only inner products among samples); noted in ``resolved_params_["row_space"]`` and
+        the log. Returns the views to work on and, per view, its RowSpace (None: kept)."""
         idx = range(len(views)) if which is None else which
-        if not any(is_wide(views[i]) for i in idx):
+        if not any(rule(views[i]) for i in idx):
             return views, [None] * len(views)
         yield rep.stage(stage, 0.0, "wide views: moving to the sample space")
-        out, spaces = reduce_wide(views, idx)
+        out, spaces = reduce_wide(views, idx, rule)
         note = describe(spaces)
         self.resolved_params_["row_space"] = note
         _log.info("%s works in the sample space of wide views: %s", type(self).__name__, note)
