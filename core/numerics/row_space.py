@@ -13,8 +13,9 @@ n x n eigendecomposition.
 It is NOT exact for steps that look at individual features: per-feature scaling (apply the
 reduction after preprocessing), per-sample statistics over features such as DTLL's VDA
 variance (compute them on ``X`` first), starts such as ``U = I_{d×c}`` (the first c
-features: MVSC-HFD; ALPC is exact with :func:`with_axes`), or scikit-learn's k-means tolerance, which is relative to the
-mean feature variance (scale it by d / r, see :func:`tolerance_scale`).
+features; ALPC stays exact in the row space plus those axes, :func:`with_axes`), arbitrary
+completions of rank-deficient polar factors (MVSC-HFD's layers), or scikit-learn's k-means
+tolerance, which is relative to the mean feature variance (:func:`tolerance_scale`).
 """
 
 from __future__ import annotations
@@ -204,7 +205,9 @@ def describe(spaces: Sequence[RowSpace | None]) -> str | None:
     return ", ".join(parts) if parts else None
 
 
-def lift_all(spaces: Sequence[RowSpace | AxesRowSpace | None], points: Sequence[np.ndarray]) -> list[np.ndarray]:
+def lift_all(
+    spaces: Sequence[RowSpace | AxesRowSpace | None], points: Sequence[np.ndarray]
+) -> list[np.ndarray]:
     """Per-view points (k x r_v) lifted to their feature spaces where the view was reduced."""
     return [p if s is None else s.lift(p) for s, p in zip(spaces, points, strict=True)]
 
