@@ -25,7 +25,7 @@ from pathlib import Path
 
 from _common import DOCS, ROOT, datasets_dir, git_rev, machine
 
-FILE_METHODS = ("mvsc-hfd", "alpc")
+FILE_METHODS = ("mvsc-hfd",)  # the one method whose row-space path is a variant
 EMPTY = "''"  # the shell's empty argument, for the printed command
 
 
@@ -48,7 +48,7 @@ def child(method: str, n: int, dims: tuple[int, ...], c: int) -> dict:
     }
 
 
-def file_child(method: str, name: str, space: str) -> dict:
+def file_child(method: str, name: str, space: str, first_width: int | None = None) -> dict:
     from core.data.io import load_dataset
     from core.data.preprocessing import preprocess
     from core.methods import REGISTRY
@@ -57,7 +57,12 @@ def file_child(method: str, name: str, space: str) -> dict:
     ds = load_dataset(datasets_dir() / name)
     cls = REGISTRY[method]
     views, _ = preprocess(ds.views, "auto", cls.auto_preprocessing)
-    solver = cls.from_params({"n_clusters": ds.n_classes, "feature_space": space})
+    params = {"n_clusters": ds.n_classes}
+    if "feature_space" in cls.param_spec.names():
+        params["feature_space"] = space
+    if first_width:
+        params["first_width"] = first_width
+    solver = cls.from_params(params)
     t0 = time.perf_counter()
     solver.fit(views)
     return {
@@ -81,6 +86,29 @@ def run_child(args: list[str], limit: float) -> dict | None:
     except subprocess.TimeoutExpired:
         return None
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def width_rows(files: list[str], widths: list[int], limit: float) -> list[str]:
+    """MVSC-HFD at equal first-layer widths in both spaces: how much ACC moves with the
+    widths (and the layers' arbitrary completions) on its own."""
+    lines = [
+        "",
+        "MVSC-HFD at equal layer widths (`first_width`) in both spaces (each run a few seconds):",
+        "",
+        "| file | first_width | ACC original | ACC row space |",
+        "|---|---|---|---|",
+    ]
+    print("\n".join(lines), flush=True)
+    for name in files:
+        for fw in widths:
+            accs = []
+            for space in ("original", "row_space"):
+                args = ["--child", "mvsc-hfd", "--file", name, "--space", space]
+                r = run_child([*args, "--first-width", str(fw)], limit)
+                accs.append("stopped" if r is None else f"{r['acc']:.3f}")
+            lines.append(f"| {name} | {fw} | {accs[0]} | {accs[1]} |")
+            print(lines[-1], flush=True)
+    return lines
 
 
 def file_rows(files: list[str], limit: float) -> list[str]:
@@ -121,11 +149,13 @@ def main() -> int:
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--file", help=argparse.SUPPRESS)
     ap.add_argument("--space", help=argparse.SUPPRESS)
+    ap.add_argument("--first-width", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--hfd-widths", default="134,100,60")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     dims = tuple(int(d) for d in args.dims.split(","))
     if args.child and args.file:
-        print(json.dumps(file_child(args.child, args.file, args.space)))
+        print(json.dumps(file_child(args.child, args.file, args.space, args.first_width)))
         return 0
     if args.child:
         print(json.dumps(child(args.child, args.n, dims, args.clusters)))
@@ -134,7 +164,7 @@ def main() -> int:
     cmd = (
         f"python benchmarks/wide.py --n {args.n} --dims {args.dims} "
         f"--clusters {args.clusters} --methods {args.methods} --limit {args.limit:g} "
-        f"--files {args.files or EMPTY}"
+        f"--files {args.files or EMPTY} --hfd-widths {args.hfd_widths or EMPTY}"
     )
     lines = [
         "# Wide data",
@@ -168,6 +198,9 @@ def main() -> int:
         print(line, flush=True)
     if args.files:
         lines += file_rows(args.files.split(","), args.limit)
+        if args.hfd_widths:
+            widths = [int(w) for w in args.hfd_widths.split(",")]
+            lines += width_rows(args.files.split(","), widths, args.limit)
     lines.append(
         f"\nLoad average at the end: {' '.join(Path('/proc/loadavg').read_text().split()[:3])}"
     )

@@ -270,12 +270,23 @@ class MVSCHFD(BaseSolver):
 
     def _row_space_wanted(self, views: list[View]) -> bool:
         """``feature_space``: 'auto' is the row space when the first layers' polar factors
-        (d_v x l_1 each, about d_v·l_1² flops) would exceed ROW_SPACE_FLOPS per iteration."""
+        (d_v x l_1 each, about d_v·l_1² flops) would exceed ROW_SPACE_FLOPS per iteration
+        and the row space (dimension <= n, narrower layers) cuts that at least 4-fold."""
         if self.feature_space != "auto":
             return self.feature_space == "row_space"
-        wide = [i for i, x in enumerate(views) if has_more_features(x)]
-        widths = self._widths(views)
-        return sum(views[i].shape[1] * widths[i][0] ** 2 for i in wide) > ROW_SPACE_FLOPS
+        n, dims = views[0].shape[0], [x.shape[1] for x in views]
+        if not any(has_more_features(x) for x in views):
+            return False
+        original = self._first_layer_flops(dims)
+        return (
+            original > ROW_SPACE_FLOPS
+            and 4 * self._first_layer_flops([min(d, n) for d in dims]) <= original
+        )
+
+    def _first_layer_flops(self, dims: list[int]) -> float:
+        last = max(self.n_clusters, self._anchor_count())
+        widths = updates.layer_widths(dims, last, self.depth, self.layer_rule, self.first_width)
+        return float(sum(d * w[0] ** 2 for d, w in zip(dims, widths, strict=True)))
 
     def _check_input(self, views: list[View]) -> None:
         m, n = self._anchor_count(), views[0].shape[0]

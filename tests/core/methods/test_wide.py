@@ -112,3 +112,5 @@ def test_mvsc_hfd_auto_keeps_the_authors_path_where_it_is_cheap():
     wide = [sp.csr_matrix((169, d)) for d in (3560, 3631, 3068)]
     assert MVSCHFD(6)._row_space_wanted(wide)
     assert not MVSCHFD(6, feature_space="original")._row_space_wanted(wide)
+    # 3000 samples: the row space (layers up to 1024 wide on 3000 coordinates) saves too little
+    assert not MVSCHFD(5)._row_space_wanted([sp.csr_matrix((3000, d)) for d in (5000, 6000)])
