@@ -88,17 +88,19 @@ def run_child(args: list[str], limit: float) -> dict | None:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _table_head(text: str, columns: list[str]) -> list[str]:
+    lines = ["", text, "", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    print("\n".join(lines), flush=True)
+    return lines
+
+
 def width_rows(files: list[str], widths: list[int], limit: float) -> list[str]:
     """MVSC-HFD at equal first-layer widths in both spaces: how much ACC moves with the
     widths (and the layers' arbitrary completions) on its own."""
-    lines = [
-        "",
+    lines = _table_head(
         "MVSC-HFD at equal layer widths (`first_width`) in both spaces (each run a few seconds):",
-        "",
-        "| file | first_width | ACC original | ACC row space |",
-        "|---|---|---|---|",
-    ]
-    print("\n".join(lines), flush=True)
+        ["file", "first_width", "ACC original", "ACC row space"],
+    )
     for name in files:
         for fw in widths:
             accs = []
@@ -112,16 +114,12 @@ def width_rows(files: list[str], widths: list[int], limit: float) -> list[str]:
 
 
 def file_rows(files: list[str], limit: float) -> list[str]:
-    lines = [
-        "",
+    lines = _table_head(
         "Shared wide text files, each method's automatic preprocessing, default parameters; "
         "`feature_space` auto (row space where it pays, the default) against original (the "
         "authors' path). Same process layout and time limit as above.",
-        "",
-        "| file (n x dims) | method | feature_space | total (s) | ACC | row space |",
-        "|---|---|---|---|---|---|",
-    ]
-    print("\n".join(lines), flush=True)
+        ["file (n x dims)", "method", "feature_space", "total (s)", "ACC", "row space"],
+    )
     for name in files:
         for method in FILE_METHODS:
             for space in ("auto", "original"):
