@@ -29,7 +29,7 @@ import scipy.sparse as sp
 from scipy.linalg.blas import dsyrk
 
 from core.data.dataset import View
-from core.numerics.threads import blas_full
+from core.numerics.threads import blas_full, blas_single
 
 __all__ = [
     "ROW_SPACE_MAX_N",
@@ -167,6 +167,9 @@ def row_space(x: View) -> RowSpace:
             # flops and no copy; only the upper triangle is filled, which eigh reads
             xx = np.asarray(x, dtype=np.float64)
             gram = dsyrk(1.0, xx.T, trans=1)
+    # one thread: a 500 x 500 eigh took 4-6 s with two BLAS threads on a loaded 2-core
+    # machine (threads.py), against 0.1 s on one
+    with blas_single():
         vals, vecs = scipy.linalg.eigh(gram, lower=False, check_finite=False, driver="evd")
     vals, vecs = vals[::-1], vecs[:, ::-1]  # largest first
     top = max(float(vals[0]), 0.0)
