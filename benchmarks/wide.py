@@ -171,7 +171,8 @@ def main() -> int:
         f"Run {date.today()} on {machine()}, commit {git_rev()}, load average {' '.join(load)} "
         f"at the start. Synthetic: {args.n} samples, views of {args.dims} features, "
         f"{args.clusters} clusters, default parameters; each method in a fresh process "
-        "(kernels compiled beforehand, not timed).",
+        "(kernels compiled beforehand, not timed). Wide views are worked on in the sample "
+        "space (row space, docs/wide_data.md); total includes `predict`'s reference choice.",
         "",
         "| method | total (s) | stages (s) | iterations | peak RSS (MB) | ACC |",
         "|---|---|---|---|---|---|",
