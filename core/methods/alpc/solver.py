@@ -24,6 +24,7 @@ from core.methods.base import (
 from core.methods.params import Param, ParamError, ParamSpec
 from core.numerics.kmeans import kmeans_steps
 from core.numerics.linalg import row_normalize
+from core.numerics.row_space import lift_all, with_axes
 from core.numerics.threads import blas_single
 from core.numerics.view_products import sq_norm
 
@@ -268,10 +269,18 @@ class ALPC(BaseSolver):
         # an explicit tol keeps the authors' rule on J/E²; automatic: relative change of J
         relative, tol = self.tol is None, float(self.resolved("tol"))
         yield rep.stage("init", 0.0, f"ALPC: {m * c} anchors ({m} per cluster), {mode}")
+        spaces: list = [None] * len(views)
+        if observed is None:
+            # exact: from U = I_{d×c}, every iterate stays in the row space plus the first c
+            # axes (core/numerics/row_space.py, AxesRowSpace)
+            _, found = yield from self._in_row_space(views, rep, "init")
+            spaces = [None if s is None else with_axes(s, c) for s in found]
+            views = [x if s is None else s.coords for x, s in zip(views, spaces, strict=True)]
         sq_norms = [sq_norm(x) for x in views]
         energy2 = max(sum(sq_norms), 1e-300) ** 2
         dims = [x.shape[1] for x in views]
         st = updates.init_state(dims, n, c, m)
+        st.u = [u if s is None else s.start for u, s in zip(st.u, spaces, strict=True)]
         groups = None if observed is None else incomplete.patterns(observed)
         if simplex == "none" and updates.use_gram(n, dims) and observed is None:
             msg = f"Gram matrix of the {sum(dims)} features (iterations then cost O(D²M))"
@@ -330,14 +339,14 @@ class ALPC(BaseSolver):
             n_iter=it,
             converged=converged,
             view_weights=None,  # ALPC learns no view weights (spec §11)
-            anchors=[np.ascontiguousarray(a.T) for a in st.a],
+            anchors=lift_all(spaces, [np.ascontiguousarray(a.T) for a in st.a]),
             anchor_graph=zt,
             history=extra,
             attributes={
                 "anchor_indicator_": st.p,
                 "anchor_clusters_": np.argmax(st.p, axis=0).astype(np.int64),
                 "sample_indicator_": rt,
-                "cluster_bases_": st.u,
+                "cluster_bases_": [b.T for b in lift_all(spaces, [u.T for u in st.u])],
                 "n_anchors_": m * c,
                 "recon_share_": recon / max(recon.sum(), 1e-300),
             },
