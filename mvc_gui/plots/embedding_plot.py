@@ -11,14 +11,33 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QComboBox, QGraphicsRectItem, QToolTip
+from PySide6.QtWidgets import QComboBox, QGraphicsRectItem, QHBoxLayout, QLabel, QToolTip
 from scipy.spatial import cKDTree
 
-from mvc_gui.model.palette import NOISE_COLOR, cluster_colors
+from core.data.dataset import MultiViewDataset
+from core.records.profiles_table import feature_names_of
+from mvc_gui.model.colouring import (
+    N_BINS,
+    Colouring,
+    categorical,
+    continuous,
+    disagreement,
+    feature_column,
+    from_labels,
+)
+from mvc_gui.model.palette import NOISE_COLOR
 from mvc_gui.plots.base import PlotBox
+from mvc_gui.plots.colour_chooser import CLUSTERS, DISAGREE, FEATURE, META, TRUTH, ColourChooser
+from mvc_gui.plots.colour_legend import ColourLegend
 from mvc_gui.plots.fast_scatter import FastScatter
 
-__all__ = ["EmbeddingPlot"]
+__all__ = ["EmbeddingPlot", "ramp"]
+
+
+def ramp(name: str = "viridis") -> list[tuple[int, int, int]]:
+    """:data:`N_BINS` colours of a perceptually uniform colour map (numbers, features)."""
+    rgba = pg.colormap.get(name).map(np.linspace(0.0, 1.0, N_BINS), mode="byte")
+    return [tuple(int(c) for c in row[:3]) for row in rgba]
 
 
 class _SelectViewBox(pg.ViewBox):
@@ -53,6 +72,7 @@ class _SelectViewBox(pg.ViewBox):
 
 class EmbeddingPlot(PlotBox):
     rect_selected = Signal(object)  # indices inside the rectangle
+    layout_source_changed = Signal()  # the layout of another view (or of all) is wanted
 
     def __init__(self, parent=None) -> None:
         self.vb = _SelectViewBox()
@@ -62,11 +82,28 @@ class EmbeddingPlot(PlotBox):
         self.plot.hideAxis("left")
         self.plot.hideAxis("bottom")
         self.plot.setAspectLocked(True)
-        self.colour_by = QComboBox()
-        self.colour_by.addItems(["clusters", "true labels"])
-        self.colour_by.setToolTip("Colour points by the current clusters or the true labels")
-        self.colour_by.currentIndexChanged.connect(self._recolour)
-        self.add_control(self.colour_by)
+        self.chooser = ColourChooser()
+        self.colour_by = self.chooser.colour_by
+        self.chooser.changed.connect(self._recolour)
+        self.layout_box = QComboBox()
+        self.layout_box.setToolTip(
+            "Lay the samples out from all included views, or from one view alone (how does "
+            "that view see the data?); each layout is kept, so switching back is instant"
+        )
+        self.layout_box.addItem("layout: all views", None)
+        self.layout_box.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.layout_box.setMinimumContentsLength(14)
+        self.layout_box.currentIndexChanged.connect(self._on_layout_source)
+        self.add_control(self.layout_box)
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(QLabel("colour by"))
+        row.addWidget(self.chooser, 1)
+        self.layout().insertLayout(1, row)
+        self.legend = ColourLegend()
+        self.layout().addWidget(self.legend)
         self.message = pg.TextItem("", color="#6b7686", anchor=(0.5, 0.5))
         self.plot.addItem(self.message, ignoreBounds=True)
         self.vb.rect_selected.connect(self._on_rect_selected)
@@ -75,6 +112,11 @@ class EmbeddingPlot(PlotBox):
         self.labels: np.ndarray | None = None
         self.true_labels: np.ndarray | None = None
         self.class_names: list[str] = []
+        self.dataset: MultiViewDataset | None = None
+        #: (title, labels) of the runs the disagreement can be computed with (Runs dock)
+        self.runs: list[tuple[str, np.ndarray]] = []
+        #: what the points are coloured by now (None: clusters or nothing)
+        self.colouring: Colouring | None = None
         #: the samples' ids shown on hover (set by the presenter; None: 1..n)
         self.sample_ids: np.ndarray | None = None
         self.selected: np.ndarray | None = None
@@ -89,11 +131,50 @@ class EmbeddingPlot(PlotBox):
         self.xy, self.labels, self._tree, self.selected = None, None, None, None
         self.true_labels = true_labels
         self.class_names = class_names
-        self.colour_by.setEnabled(true_labels is not None)
-        if true_labels is None:
-            self.colour_by.setCurrentIndex(0)
         self._set_groups([], [])
+        self.legend.show_colouring(None)
         self.show_message(note)
+
+    def set_data(self, ds: MultiViewDataset) -> None:
+        """The data's colour sources (metadata, features) and views (layout sources); keeps
+        the colour and layout choices when the new data offers them (e.g. other labels)."""
+        self.dataset = ds
+        names = [feature_names_of(ds, v, d) for v, d in enumerate(ds.dims)]
+        self.chooser.set_data(
+            self.true_labels is not None, ds.metadata_columns(), list(ds.view_names), names
+        )
+        box = self.layout_box
+        keep = box.currentIndex() if box.count() == ds.n_views + 1 else 0
+        if [box.itemText(i) for i in range(1, box.count())] != [
+            f"layout: {name} alone" for name in ds.view_names
+        ]:
+            keep = 0
+        box.blockSignals(True)
+        box.clear()
+        box.addItem("layout: all views", None)
+        for v, name in enumerate(ds.view_names):
+            box.addItem(f"layout: {name} alone", v)
+        box.setCurrentIndex(keep)
+        box.setVisible(ds.n_views > 1)
+        box.blockSignals(False)
+
+    def set_runs(self, runs: list[tuple[str, np.ndarray]]) -> None:
+        """Runs (title, labels) of this data another run can be compared with."""
+        self.runs = list(runs)
+        self.chooser.set_runs([title for title, _ in self.runs])
+
+    @property
+    def layout_view(self) -> int | None:
+        """The view the layout is computed from (None: all included views)."""
+        return self.layout_box.currentData()
+
+    def _on_layout_source(self) -> None:
+        self.xy, self._tree = None, None
+        self._set_groups([], [])
+        v = self.layout_view
+        what = "all views" if v is None else self.layout_box.currentText()[8:]
+        self.show_message(f"Computing the layout of {what}...")
+        self.layout_source_changed.emit()
 
     def show_message(self, text: str) -> None:
         self.message.setText(text)
@@ -118,7 +199,7 @@ class EmbeddingPlot(PlotBox):
         if labels is not None and self.labels is not None and np.array_equal(labels, self.labels):
             return
         self.labels = labels
-        if self.colour_by.currentIndex() == 0:
+        if self.chooser.source in (CLUSTERS, DISAGREE):
             self._recolour()
 
     def set_selection(self, mask: np.ndarray | None) -> None:
@@ -126,35 +207,66 @@ class EmbeddingPlot(PlotBox):
         self._recolour()
 
     # -- drawing ----------------------------------------------------------------------------
-    def _colour_labels(self) -> np.ndarray | None:
-        if self.colour_by.currentIndex() == 1 and self.true_labels is not None:
-            return self.true_labels
-        return self.labels
+    def _colouring(self) -> tuple[Colouring | None, str]:
+        """What to colour by now, or None and why not (the clusters need no legend)."""
+        choice = self.chooser.choice()
+        kind, ds = choice[0], self.dataset
+        if kind == TRUTH and self.true_labels is not None:
+            return from_labels(self.true_labels, self.class_names, "reference labels"), ""
+        if kind == META and ds is not None and choice[1] in ds.metadata:
+            key = choice[1]
+            values = ds.metadata_column(key)
+            if ds.metadata_columns()[key] == "numeric":
+                return continuous(values, key, ramp()), ""
+            return categorical(values, key), ""
+        if kind == FEATURE and ds is not None and 0 <= choice[1] < ds.n_views:
+            v, j = choice[1], choice[2]
+            title = f"{ds.view_names[v]}: {self.chooser.feature_name(v, j)}"
+            return continuous(feature_column(ds.views[v], j), title, ramp()), ""
+        if kind == DISAGREE:
+            if not self.runs:
+                return None, "Finished runs of this data appear in the Runs dock to compare with."
+            if self.labels is None:
+                return None, "Run or show a run first: it is compared with the chosen run."
+            title, other = self.runs[max(choice[1], 0)]
+            try:
+                return disagreement(self.labels, other, title), ""
+            except ValueError as exc:
+                return None, str(exc)
+        return None, ""
 
     def _recolour(self) -> None:
+        colouring, why = self._colouring()
+        self.colouring = colouring
+        self.legend.show_colouring(colouring)
+        self.set_note(why)
         if self.xy is None:
             return
         n = self.xy.shape[0]
-        labels = self._colour_labels()
+        if colouring is None and self.chooser.source == CLUSTERS and self.labels is not None:
+            colouring = from_labels(self.labels, [], "cluster")
         size = 6 if n < 3000 else 4 if n < 30000 else 3
         specs: list[tuple[np.ndarray, QColor, float]] = []
         dim = self.selected is not None and self.selected.shape[0] == n
-        if labels is None or labels.shape[0] != n:
+        if colouring is None or colouring.codes.shape[0] != n:
             specs.append((np.arange(n), QColor(*NOISE_COLOR), size))
         else:
-            k = int(labels.max()) + 1
+            codes = colouring.codes + 1  # 0: no value (grey), drawn first: underneath
+            k = len(colouring.colours) + 1
             # small non-negative ints: a 16-bit stable sort is a radix sort (~3x faster)
-            keys = labels.astype(np.int16) if k < 2**15 and labels.min() >= 0 else labels
+            keys = codes.astype(np.int16) if k < 2**15 else codes
             order = np.argsort(keys, kind="stable")
             bounds = np.searchsorted(keys[order], np.arange(k + 1))
-            colours = cluster_colors(k)
+            colours = [NOISE_COLOR, *colouring.colours]
+            emph = colouring.emphasis
             for c in range(k):
                 idx = order[bounds[c] : bounds[c + 1]]
+                big = size + 2 if emph is not None and idx.size and emph[idx[0]] else size
                 if dim:
-                    specs.append((idx[~self.selected[idx]], QColor(*colours[c], 45), size))
-                    specs.append((idx[self.selected[idx]], QColor(*colours[c]), size + 2))
+                    specs.append((idx[~self.selected[idx]], QColor(*colours[c], 45), big))
+                    specs.append((idx[self.selected[idx]], QColor(*colours[c]), big + 2))
                 elif idx.size:
-                    specs.append((idx, QColor(*colours[c]), size))
+                    specs.append((idx, QColor(*colours[c]), big))
         self._set_groups([s[0] for s in specs], [(s[1], s[2]) for s in specs])
 
     def _set_groups(self, groups: list[np.ndarray], styles: list[tuple[QColor, float]]) -> None:
@@ -192,5 +304,7 @@ class EmbeddingPlot(PlotBox):
             t = int(self.true_labels[i])
             name = self.class_names[t] if t < len(self.class_names) else str(t)
             text += f"\ntrue label {name}"
+        if self.colouring is not None and i < self.colouring.codes.size:
+            text += "\n" + self.colouring.value_text(i)
         view = self.view
         QToolTip.showText(view.mapToGlobal(view.mapFromScene(pos)), text, view)

@@ -345,4 +345,12 @@ def install(win: ToolHost) -> RunListPanel:
     compare.setStatusTip("Agreement, confusion and curves of the two runs selected in 'Runs'")
     compare.triggered.connect(panel.compare_selected)
     win.tools_menu.addAction(compare)
+    embedding = win.plots["embedding"]
+
+    def offer_runs() -> None:  # the embedding's "disagreement with a run" choices
+        current = panel.current_data()
+        runs = [(e.title, e.result.labels) for e in panel.entries if e.data == current]
+        embedding.set_runs(runs)
+
+    panel.entries_changed.connect(offer_runs)
     return panel

@@ -61,6 +61,7 @@ class RunPresenter(QObject):
         self.selection.clear()
         self.embedding.reset(ds.labels, ds.class_names, "Computing layout...")
         self.embedding.sample_ids = ds.ids
+        self.embedding.set_data(ds)
         self.weights.set_views(session.view_names)
         self.heatmap.clear("Shown when the method\nprovides its graph")
         self.confusion.reset(ds.class_names)
