@@ -169,8 +169,8 @@ def disagreement(current: np.ndarray, other: np.ndarray, other_title: str) -> Co
         counts=[current.size - n_diff, n_diff],
         values=other,
         emphasis=differ,
-        summary=f"{n_diff:,} of {current.size:,} samples ({share:.1%}) disagree with "
-        f"{other_title} (clusters matched by the Hungarian assignment)",
+        summary=f"{n_diff:,} of {current.size:,} samples ({share:.1%}) disagree (clusters "
+        "matched by the Hungarian assignment)",
     )
 
 

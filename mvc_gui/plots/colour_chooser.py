@@ -34,7 +34,7 @@ class ColourChooser(QWidget):
         self.feature_edit = QLineEdit()
         self.feature_edit.setPlaceholderText("feature name or number")
         self.feature_edit.setToolTip("Type to search the view's feature names; Enter to colour")
-        self.feature_edit.setMinimumWidth(70)
+        self.feature_edit.setMinimumWidth(60)
         self._names = QStringListModel(self)
         completer = QCompleter(self._names, self)
         completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
@@ -43,7 +43,7 @@ class ColourChooser(QWidget):
         self.feature_edit.setCompleter(completer)
         self.run_box = QComboBox()
         self.run_box.setToolTip("The run compared with the current one (from the Runs dock)")
-        for w, chars in ((self.colour_by, 12), (self.view_box, 5), (self.run_box, 9)):
+        for w, chars in ((self.colour_by, 9), (self.view_box, 4), (self.run_box, 6)):
             # combos as wide as their longest entry would widen the window past 1280 px
             w.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             w.setMinimumContentsLength(chars)
@@ -73,15 +73,15 @@ class ColourChooser(QWidget):
         combo = self.colour_by
         combo.blockSignals(True)
         combo.clear()
-        combo.addItem("clusters", CLUSTERS)
+        combo.addItem("colour: clusters", CLUSTERS)
         if has_truth:
-            combo.addItem("reference labels", TRUTH)
+            combo.addItem("colour: reference labels", TRUTH)
         for key, kind in metadata.items():
             what = "numbers" if kind == "numeric" else "categories"
-            combo.addItem(f"{key} ({what})", f"{META}:{key}")
+            combo.addItem(f"colour: {key} ({what})", f"{META}:{key}")
         if view_names:
-            combo.addItem("a feature's value", FEATURE)
-        combo.addItem("disagreement with a run", DISAGREE)
+            combo.addItem("colour: a feature's value", FEATURE)
+        combo.addItem("colour: disagreement with a run", DISAGREE)
         combo.setCurrentIndex(max(0, combo.findData(before)) if before else 0)
         combo.blockSignals(False)
         self.feature_names = [list(f) for f in feature_names]

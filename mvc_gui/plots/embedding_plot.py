@@ -11,7 +11,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QComboBox, QGraphicsRectItem, QHBoxLayout, QLabel, QToolTip
+from PySide6.QtWidgets import QComboBox, QGraphicsRectItem, QToolTip
 from scipy.spatial import cKDTree
 
 from core.data.dataset import MultiViewDataset
@@ -94,14 +94,10 @@ class EmbeddingPlot(PlotBox):
         self.layout_box.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
-        self.layout_box.setMinimumContentsLength(14)
+        self.layout_box.setMinimumContentsLength(8)
         self.layout_box.currentIndexChanged.connect(self._on_layout_source)
         self.add_control(self.layout_box)
-        row = QHBoxLayout()
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(QLabel("colour by"))
-        row.addWidget(self.chooser, 1)
-        self.layout().insertLayout(1, row)
+        self.layout().insertWidget(1, self.chooser)
         self.legend = ColourLegend()
         self.layout().addWidget(self.legend)
         self.message = pg.TextItem("", color="#6b7686", anchor=(0.5, 0.5))
