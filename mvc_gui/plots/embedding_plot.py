@@ -265,6 +265,15 @@ class EmbeddingPlot(PlotBox):
                     specs.append((idx, QColor(*colours[c]), big))
         self._set_groups([s[0] for s in specs], [(s[1], s[2]) for s in specs])
 
+    def drawn_colours(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(n, 4)`` RGBA each sample is drawn in now, and ``(n,)`` sizes (what the user sees)."""
+        n = 0 if self.xy is None else self.xy.shape[0]
+        rgba, size = np.zeros((n, 4), dtype=np.int64), np.zeros(n)
+        for idx, (colour, px) in zip(self._groups, self._styles, strict=True):
+            rgba[idx] = colour.getRgb()
+            size[idx] = px
+        return rgba, size
+
     def _set_groups(self, groups: list[np.ndarray], styles: list[tuple[QColor, float]]) -> None:
         self._groups, self._styles = groups, styles
         self._move()
@@ -281,6 +290,20 @@ class EmbeddingPlot(PlotBox):
         inside = (x >= rect.left()) & (x <= rect.right()) & (y >= rect.top()) & (y <= rect.bottom())
         self.rect_selected.emit(np.flatnonzero(inside))
 
+    def hover_text(self, i: int) -> str:
+        """Sample ``i``'s id, cluster, reference label and the value it is coloured by."""
+        ids = self.sample_ids
+        text = f"sample {ids[i]}" if ids is not None and i < len(ids) else f"sample {i + 1}"
+        if self.labels is not None and i < self.labels.size:
+            text += f"\ncluster {self.labels[i]}"
+        if self.true_labels is not None:
+            t = int(self.true_labels[i])
+            name = self.class_names[t] if t < len(self.class_names) else str(t)
+            text += f"\ntrue label {name}"
+        if self.colouring is not None and i < self.colouring.codes.size:
+            text += "\n" + self.colouring.value_text(i)
+        return text
+
     def _on_mouse_moved(self, pos: QPointF) -> None:
         if self.xy is None or not self.vb.sceneBoundingRect().contains(pos):
             return
@@ -292,15 +315,6 @@ class EmbeddingPlot(PlotBox):
         if dist > 6 * max(px[0], px[1]):
             QToolTip.hideText()
             return
-        ids = self.sample_ids
-        text = f"sample {ids[i]}" if ids is not None and i < len(ids) else f"sample {i + 1}"
-        if self.labels is not None and i < self.labels.size:
-            text += f"\ncluster {self.labels[i]}"
-        if self.true_labels is not None:
-            t = int(self.true_labels[i])
-            name = self.class_names[t] if t < len(self.class_names) else str(t)
-            text += f"\ntrue label {name}"
-        if self.colouring is not None and i < self.colouring.codes.size:
-            text += "\n" + self.colouring.value_text(i)
+        text = self.hover_text(int(i))
         view = self.view
         QToolTip.showText(view.mapToGlobal(view.mapFromScene(pos)), text, view)
