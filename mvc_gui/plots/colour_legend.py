@@ -75,12 +75,15 @@ class ColourLegend(QWidget):
         else:
             shown = list(zip(colouring.names, colouring.colours, colouring.counts, strict=False))
             for name, rgb, count in shown[:MAX_SHOWN]:
-                parts.append(f"{_swatch(rgb)}&nbsp;{html.escape(str(name))} ({count:,})")
+                label = html.escape(str(name)).replace(" ", "&nbsp;")
+                parts.append(f"{_swatch(rgb)}&nbsp;{label}&nbsp;({count:,})")
             if len(shown) > MAX_SHOWN:
                 parts.append(f"+{len(shown) - MAX_SHOWN} more")
         if colouring.n_missing:
-            parts.append(f"{_swatch(NOISE_COLOR)}&nbsp;no value ({colouring.n_missing:,})")
-        self.items.setText("&nbsp;&nbsp; ".join(parts))
+            parts.append(
+                f"{_swatch(NOISE_COLOR)}&nbsp;no&nbsp;value&nbsp;({colouring.n_missing:,})"
+            )
+        self.items.setText(" &nbsp; ".join(parts))
         self.summary.setText(colouring.summary)
         self.summary.setVisible(bool(colouring.summary))
 
@@ -98,4 +101,4 @@ class ColourLegend(QWidget):
         """What the legend says, as plain text (tests, reports)."""
         parts = [self.title.text(), self.lo.text() if self.lo.isVisibleTo(self) else ""]
         parts += [self.hi.text() if self.hi.isVisibleTo(self) else "", self.items.text()]
-        return " ".join(p for p in parts if p)
+        return html.unescape(" ".join(p for p in parts if p)).replace("\xa0", " ")

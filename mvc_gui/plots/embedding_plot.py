@@ -87,10 +87,10 @@ class EmbeddingPlot(PlotBox):
         self.chooser.changed.connect(self._recolour)
         self.layout_box = QComboBox()
         self.layout_box.setToolTip(
-            "Lay the samples out from all included views, or from one view alone (how does "
+            "Layout: from all included views, or from one view alone (how does "
             "that view see the data?); each layout is kept, so switching back is instant"
         )
-        self.layout_box.addItem("layout: all views", None)
+        self.layout_box.addItem("all views", None)
         self.layout_box.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
@@ -142,14 +142,14 @@ class EmbeddingPlot(PlotBox):
         box = self.layout_box
         keep = box.currentIndex() if box.count() == ds.n_views + 1 else 0
         if [box.itemText(i) for i in range(1, box.count())] != [
-            f"layout: {name} alone" for name in ds.view_names
+            f"{name} alone" for name in ds.view_names
         ]:
             keep = 0
         box.blockSignals(True)
         box.clear()
-        box.addItem("layout: all views", None)
+        box.addItem("all views", None)
         for v, name in enumerate(ds.view_names):
-            box.addItem(f"layout: {name} alone", v)
+            box.addItem(f"{name} alone", v)
         box.setCurrentIndex(keep)
         box.setVisible(ds.n_views > 1)
         box.blockSignals(False)
@@ -164,11 +164,19 @@ class EmbeddingPlot(PlotBox):
         """The view the layout is computed from (None: all included views)."""
         return self.layout_box.currentData()
 
+    def description(self) -> str:
+        """What the plot shows, in words: "layout of <views>, coloured by <source>"."""
+        c = self.colouring
+        how = "clusters" if c is None else c.title
+        if c is not None and c.emphasis is not None:
+            how = f"the disagreement with {c.title}"
+        what = self.layout_box.currentText()
+        return f"layout of {what}, coloured by {how}"
+
     def _on_layout_source(self) -> None:
         self.xy, self._tree = None, None
         self._set_groups([], [])
-        v = self.layout_view
-        what = "all views" if v is None else self.layout_box.currentText()[8:]
+        what = self.layout_box.currentText()
         self.show_message(f"Computing the layout of {what}...")
         self.layout_source_changed.emit()
 
