@@ -243,6 +243,10 @@ class EmbeddingPlot(PlotBox):
         colouring, why = self._colouring()
         self.colouring = colouring
         self.legend.show_colouring(colouring)
+        shown = self._shown()
+        if shown is not None and not why:
+            view = self.dataset.view_names[self.layout_view]
+            why = f"{int((~shown).sum()):,} samples without the view {view} are not shown."
         self.set_note(why)
         if self.xy is None:
             return
@@ -271,7 +275,17 @@ class EmbeddingPlot(PlotBox):
                     specs.append((idx[self.selected[idx]], QColor(*colours[c]), big + 2))
                 elif idx.size:
                     specs.append((idx, QColor(*colours[c]), big))
+        if shown is not None and shown.shape[0] == n:
+            specs = [(idx[shown[idx]], c, px) for idx, c, px in specs]
         self._set_groups([s[0] for s in specs], [(s[1], s[2]) for s in specs])
+
+    def _shown(self) -> np.ndarray | None:
+        """In a single view's layout of incomplete data, the samples that view has (the others
+        would sit in one clump at the view's mean); None: all samples are shown."""
+        v, ds = self.layout_view, self.dataset
+        if v is None or ds is None or ds.observed is None or ds.observed[:, v].all():
+            return None
+        return ds.observed[:, v]
 
     def drawn_colours(self) -> tuple[np.ndarray, np.ndarray]:
         """``(n, 4)`` RGBA each sample is drawn in now, and ``(n,)`` sizes (what the user sees)."""

@@ -3,6 +3,8 @@ what the analyst sees in the real window (offscreen)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
@@ -174,3 +176,20 @@ def test_confusion_and_metrics_against_a_metadata_column(threads, qtbot, window,
     # the confusion rows keep the chosen column; the reference rows are the new labels
     conf.rows_box.setCurrentIndex(0)
     assert conf.class_names == ["north", "south", "west"]
+
+
+def test_a_view_alone_of_incomplete_data_leaves_out_the_samples_it_lacks(
+    threads, qtbot, window, meta_dataset
+):
+    observed = np.ones((150, 2), dtype=bool)
+    observed[:10, 1] = False  # the first ten samples have no protein view
+    ds = replace(meta_dataset, observed=observed)
+    emb = _show(qtbot, window, ds)
+    assert (emb.drawn_colours()[1] > 0).all()
+    emb.layout_box.setCurrentIndex(2)
+    qtbot.waitUntil(lambda: emb.xy is not None and not window.embedder.busy, timeout=60_000)
+    drawn = emb.drawn_colours()[1] > 0
+    np.testing.assert_array_equal(drawn, observed[:, 1])
+    assert emb.note.text() == "10 samples without the view protein are not shown."
+    emb.layout_box.setCurrentIndex(0)
+    assert (emb.drawn_colours()[1] > 0).all() and not emb.note.isVisibleTo(emb)
