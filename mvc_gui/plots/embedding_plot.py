@@ -113,6 +113,7 @@ class EmbeddingPlot(PlotBox):
         self.runs: list[tuple[str, np.ndarray]] = []
         #: what the points are coloured by now (None: clusters or nothing)
         self.colouring: Colouring | None = None
+        self._data_colourings: dict[tuple, tuple[Colouring | None, str]] = {}
         #: the samples' ids shown on hover (set by the presenter; None: 1..n)
         self.sample_ids: np.ndarray | None = None
         self.selected: np.ndarray | None = None
@@ -126,6 +127,7 @@ class EmbeddingPlot(PlotBox):
     def reset(self, true_labels: np.ndarray | None, class_names: list[str], note: str) -> None:
         self.xy, self.labels, self._tree, self.selected = None, None, None, None
         self.true_labels = true_labels
+        self._data_colourings = {}
         self.class_names = class_names
         self._set_groups([], [])
         self.legend.show_colouring(None)
@@ -135,6 +137,7 @@ class EmbeddingPlot(PlotBox):
         """The data's colour sources (metadata, features) and views (layout sources); keeps
         the colour and layout choices when the new data offers them (e.g. other labels)."""
         self.dataset = ds
+        self._data_colourings = {}
         names = [feature_names_of(ds, v, d) for v, d in enumerate(ds.dims)]
         self.chooser.set_data(
             self.true_labels is not None, ds.metadata_columns(), list(ds.view_names), names
@@ -212,8 +215,26 @@ class EmbeddingPlot(PlotBox):
 
     # -- drawing ----------------------------------------------------------------------------
     def _colouring(self) -> tuple[Colouring | None, str]:
-        """What to colour by now, or None and why not (the clusters need no legend)."""
+        """What to colour by now, or None and why not (the clusters need no legend). What
+        depends on the data only is kept: a selection or a new run frame does not redo it."""
         choice = self.chooser.choice()
+        if choice[0] in (TRUTH, META, FEATURE):
+            if choice not in self._data_colourings:
+                self._data_colourings = {choice: self._data_colouring(choice)}
+            return self._data_colourings[choice]
+        if choice[0] == DISAGREE:
+            if not self.runs:
+                return None, "Finished runs of this data appear in the Runs dock to compare with."
+            if self.labels is None:
+                return None, "Run or show a run first: it is compared with the chosen run."
+            title, other = self.runs[max(choice[1], 0)]
+            try:
+                return disagreement(self.labels, other, title), ""
+            except ValueError as exc:
+                return None, str(exc)
+        return None, ""
+
+    def _data_colouring(self, choice: tuple) -> tuple[Colouring | None, str]:
         kind, ds = choice[0], self.dataset
         if kind == TRUTH and self.true_labels is not None:
             return from_labels(self.true_labels, self.class_names, "reference labels"), ""
@@ -227,16 +248,6 @@ class EmbeddingPlot(PlotBox):
             v, j = choice[1], choice[2]
             title = f"{ds.view_names[v]}: {self.chooser.feature_name(v, j)}"
             return continuous(feature_column(ds.views[v], j), title, ramp()), ""
-        if kind == DISAGREE:
-            if not self.runs:
-                return None, "Finished runs of this data appear in the Runs dock to compare with."
-            if self.labels is None:
-                return None, "Run or show a run first: it is compared with the chosen run."
-            title, other = self.runs[max(choice[1], 0)]
-            try:
-                return disagreement(self.labels, other, title), ""
-            except ValueError as exc:
-                return None, str(exc)
         return None, ""
 
     def _recolour(self) -> None:
