@@ -28,6 +28,7 @@ from mvc_gui.model.palette import NOISE_COLOR, cluster_colors
 __all__ = [
     "AGREE_COLOR",
     "DISAGREE_COLOR",
+    "MAX_CATEGORIES",
     "N_BINS",
     "Colouring",
     "categorical",
@@ -42,6 +43,9 @@ RGB = tuple[int, int, int]
 N_BINS = 64
 DISAGREE_COLOR: RGB = (213, 94, 0)  # Okabe-Ito vermillion
 AGREE_COLOR: RGB = (200, 205, 212)
+OTHER_COLOR: RGB = (120, 120, 120)
+#: colours of one categorical column at most; rarer values share "other"
+MAX_CATEGORIES = 40
 
 
 @dataclass(frozen=True)
@@ -91,9 +95,12 @@ def is_numeric(values: np.ndarray) -> bool:
     return np.asarray(values).dtype.kind in "biuf"
 
 
-def categorical(values: Sequence[object] | np.ndarray, title: str) -> Colouring:
+def categorical(
+    values: Sequence[object] | np.ndarray, title: str, max_categories: int = MAX_CATEGORIES
+) -> Colouring:
     """One palette colour per distinct value (sorted as :func:`encode_labels` does);
-    empty strings and NaN have no category (grey)."""
+    empty strings and NaN have no category (grey). Beyond ``max_categories`` values (an
+    id-like column) the most frequent keep their colours and the rest share one, "other"."""
     values = np.asarray(values)
     if is_numeric(values):
         missing = ~np.isfinite(values.astype(np.float64))
@@ -105,8 +112,18 @@ def categorical(values: Sequence[object] | np.ndarray, title: str) -> Colouring:
     if (~missing).any():
         present, names = encode_labels(values[~missing])
         codes[~missing] = present
-    counts = np.bincount(codes[codes >= 0], minlength=len(names)).tolist()
-    return Colouring(title, "categorical", codes, cluster_colors(len(names)), names, counts)
+    counts = np.bincount(codes[codes >= 0], minlength=len(names))
+    colours = cluster_colors(min(len(names), max_categories))
+    if len(names) > max_categories:
+        keep = np.sort(np.argsort(-counts, kind="stable")[: max_categories - 1])
+        new = np.full(len(names), max_categories - 1, dtype=np.int64)
+        new[keep] = np.arange(keep.size)
+        rest = len(names) - keep.size
+        codes = np.where(codes >= 0, new[np.maximum(codes, 0)], -1)
+        counts = np.append(counts[keep], counts.sum() - counts[keep].sum())
+        names = [names[i] for i in keep] + [f"other ({rest:,} values)"]
+        colours[-1] = OTHER_COLOR
+    return Colouring(title, "categorical", codes, colours, names, counts.tolist())
 
 
 def from_labels(labels: np.ndarray, names: Sequence[str], title: str) -> Colouring:

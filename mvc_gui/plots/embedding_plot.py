@@ -332,7 +332,10 @@ class EmbeddingPlot(PlotBox):
         if self.true_labels is not None:
             t = int(self.true_labels[i])
             name = self.class_names[t] if t < len(self.class_names) else str(t)
-            text += f"\ntrue label {name}"
+            ds = self.dataset
+            column = ds.meta.get("label_variable") if ds is not None else None
+            what = column if column in getattr(ds, "metadata", {}) else "true label"
+            text += f"\n{what} {name}"
         if self.colouring is not None and i < self.colouring.codes.size:
             text += "\n" + self.colouring.value_text(i)
         return text

@@ -93,3 +93,12 @@ def test_a_feature_column_of_a_sparse_view_equals_the_dense_one():
     for j in (0, 5, 7):
         np.testing.assert_array_equal(feature_column(sp.csr_matrix(dense), j), dense[:, j])
         np.testing.assert_array_equal(feature_column(dense, j), dense[:, j])
+
+
+def test_an_id_like_column_keeps_the_frequent_values_and_lumps_the_rest():
+    values = np.array(["common"] * 50 + ["often"] * 20 + [f"id{i}" for i in range(100)] + [""])
+    col = categorical(values, "sample name", max_categories=5)
+    assert len(col.colours) == 5 and col.names[-1] == "other (98 values)"
+    assert col.names[:4] == ["common", "id0", "id1", "often"]  # then the first of the singles
+    assert col.counts == [50, 1, 1, 20, 98] and col.n_missing == 1
+    assert col.colour_of(0) == col.colours[0] and col.colour_of(169) == col.colours[-1]
