@@ -334,7 +334,7 @@ class EmbeddingPlot(PlotBox):
             name = self.class_names[t] if t < len(self.class_names) else str(t)
             ds = self.dataset
             column = ds.meta.get("label_variable") if ds is not None else None
-            what = column if column in getattr(ds, "metadata", {}) else "true label"
+            what = f"{column}:" if column in getattr(ds, "metadata", {}) else "true label"
             text += f"\n{what} {name}"
         if self.colouring is not None and i < self.colouring.codes.size:
             text += "\n" + self.colouring.value_text(i)

@@ -153,6 +153,8 @@ class TableImport(QObject):
             ds,
             included=list(session.included),
             methods=list(session.methods),
+            chosen=dict(session.chosen),
+            auto_rule=session.auto_rule,
             store_dir=session.store_dir,
             token=session.token,
         )
