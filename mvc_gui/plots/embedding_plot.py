@@ -321,6 +321,9 @@ class EmbeddingPlot(PlotBox):
             return
         x, y = self.xy[:, 0], self.xy[:, 1]
         inside = (x >= rect.left()) & (x <= rect.right()) & (y >= rect.top()) & (y <= rect.bottom())
+        shown = self._shown()
+        if shown is not None and shown.shape == inside.shape:
+            inside &= shown  # samples left out of a view's own layout cannot be picked
         self.rect_selected.emit(np.flatnonzero(inside))
 
     def hover_text(self, i: int) -> str:
@@ -348,7 +351,8 @@ class EmbeddingPlot(PlotBox):
             self._tree = cKDTree(self.xy)
         px = self.vb.viewPixelSize()
         dist, i = self._tree.query([p.x(), p.y()])
-        if dist > 6 * max(px[0], px[1]):
+        shown = self._shown()
+        if dist > 6 * max(px[0], px[1]) or (shown is not None and not shown[i]):
             QToolTip.hideText()
             return
         text = self.hover_text(int(i))

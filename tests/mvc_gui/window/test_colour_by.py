@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRectF, Qt
 
 from core.data.dataset import MultiViewDataset, encode_labels
 from core.numerics.layout import embed, representation
@@ -191,5 +191,9 @@ def test_a_view_alone_of_incomplete_data_leaves_out_the_samples_it_lacks(
     drawn = emb.drawn_colours()[1] > 0
     np.testing.assert_array_equal(drawn, observed[:, 1])
     assert emb.note.text() == "10 samples without the view protein are not shown."
+    # a rectangle around everything selects only the samples on display
+    with qtbot.waitSignal(emb.rect_selected) as picked:
+        emb.vb.rect_selected.emit(QRectF(-1e6, -1e6, 2e6, 2e6))
+    np.testing.assert_array_equal(picked.args[0], np.arange(10, 150))
     emb.layout_box.setCurrentIndex(0)
     assert (emb.drawn_colours()[1] > 0).all() and not emb.note.isVisibleTo(emb)
