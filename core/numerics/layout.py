@@ -342,7 +342,13 @@ def embed(
         return umap_embedding(X, callback=callback, random_state=random_state)
     if kind == "tsne":
         return tsne_embedding(X, callback=callback, n_jobs=n_jobs, random_state=random_state)
-    return large_embedding(X, callback=callback, n_jobs=n_jobs, random_state=random_state)
+    return large_embedding(
+        X,
+        n_subsample=min(max_exact, 2500),
+        callback=callback,
+        n_jobs=n_jobs,
+        random_state=random_state,
+    )
 
 
 def knn_preservation(

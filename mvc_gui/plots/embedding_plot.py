@@ -14,6 +14,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QComboBox, QGraphicsRectItem, QToolTip
 from scipy.spatial import cKDTree
 
+from core.numerics.layout_umap import INSTALL_HINT, umap_available
 from mvc_gui.model.palette import NOISE_COLOR, cluster_colors
 from mvc_gui.plots.base import PlotBox
 from mvc_gui.plots.fast_scatter import FastScatter
@@ -51,8 +52,26 @@ class _SelectViewBox(pg.ViewBox):
         super().mouseDragEvent(ev, axis)
 
 
+def _layout_chooser() -> QComboBox:
+    """ "t-SNE" / "UMAP"; UMAP is greyed out, with how to install it, without umap-learn."""
+    box = QComboBox()
+    box.addItem("t-SNE", "tsne")
+    box.addItem("UMAP", "umap")
+    tip = (
+        "2-D layout: t-SNE (openTSNE; above 20,000 samples started from a subsample's layout "
+        "and refined) or UMAP (umap-learn)"
+    )
+    if not umap_available():
+        box.model().item(1).setEnabled(False)
+        box.setItemData(1, INSTALL_HINT, Qt.ItemDataRole.ToolTipRole)
+        tip += f".\n{INSTALL_HINT}"
+    box.setToolTip(tip)
+    return box
+
+
 class EmbeddingPlot(PlotBox):
     rect_selected = Signal(object)  # indices inside the rectangle
+    layout_method_changed = Signal(str)  # "tsne" or "umap"
 
     def __init__(self, parent=None) -> None:
         self.vb = _SelectViewBox()
@@ -67,6 +86,9 @@ class EmbeddingPlot(PlotBox):
         self.colour_by.setToolTip("Colour points by the current clusters or the true labels")
         self.colour_by.currentIndexChanged.connect(self._recolour)
         self.add_control(self.colour_by)
+        self.layout_method = _layout_chooser()
+        self.layout_method.currentIndexChanged.connect(self._on_layout_method)
+        self.add_control(self.layout_method)
         self.message = pg.TextItem("", color="#6b7686", anchor=(0.5, 0.5))
         self.plot.addItem(self.message, ignoreBounds=True)
         self.vb.rect_selected.connect(self._on_rect_selected)
@@ -83,6 +105,10 @@ class EmbeddingPlot(PlotBox):
         self._groups: list[np.ndarray] = []
         self._styles: list[tuple[QColor, float]] = []
         self._tree: cKDTree | None = None
+
+    def _on_layout_method(self, _index: int) -> None:
+        self.title.setText(f"Embedding ({self.layout_method.currentText()})")
+        self.layout_method_changed.emit(self.layout_method.currentData())
 
     # -- data -------------------------------------------------------------------------------
     def reset(self, true_labels: np.ndarray | None, class_names: list[str], note: str) -> None:

@@ -208,10 +208,13 @@ class EmbeddingWorker(_ThreadWorker):
     frame_ready = Signal()
     ended = Signal(object, object, str)
 
-    def __init__(self, session: DataSession, n_jobs: int = 1, parent=None) -> None:
+    def __init__(
+        self, session: DataSession, n_jobs: int = 1, parent=None, method: str = "tsne"
+    ) -> None:
         super().__init__(parent)
         self.session = session
-        self.key = session.key
+        self.method = method  # "tsne" or "umap" (core.numerics.layout.embed)
+        self.key = (*session.key, method)
         self.n_jobs = n_jobs
         self._latest: tuple[int, np.ndarray] | None = None
 
@@ -234,7 +237,7 @@ class EmbeddingWorker(_ThreadWorker):
             if self._stop.is_set():
                 raise EmbeddingCancelled("cancelled")
             x = representation(views)
-            layout = embed(x, callback=self._callback, n_jobs=self.n_jobs)
+            layout = embed(x, method=self.method, callback=self._callback, n_jobs=self.n_jobs)
             self._emit(self.ended, self.key, layout, "")
         except EmbeddingCancelled:
             self._emit(self.ended, self.key, None, "")
@@ -245,8 +248,8 @@ class EmbeddingWorker(_ThreadWorker):
 class ProcessEmbeddingWorker(EmbeddingWorker):
     """The layout computed in the embedding child process; this thread forwards frames."""
 
-    def __init__(self, session: DataSession, server, parent=None) -> None:
-        super().__init__(session, parent=parent)
+    def __init__(self, session: DataSession, server, parent=None, method: str = "tsne") -> None:
+        super().__init__(session, parent=parent, method=method)
         self.server = server
 
     def _main(self) -> None:
@@ -254,7 +257,8 @@ class ProcessEmbeddingWorker(EmbeddingWorker):
         try:
             views = [s.dataset.views[i] for i in s.view_indices]
             methods = [s.methods[i] for i in s.view_indices]
-            server.send(("embed", job, (views, methods, s.auto_rule, s.observed)))
+            options = {"layout": self.method}
+            server.send(("embed", job, (views, methods, s.auto_rule, s.observed, options)))
             deadline = None
             while True:
                 if self._stop.is_set() and deadline is None:
