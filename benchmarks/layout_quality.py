@@ -73,7 +73,7 @@ def main() -> int:
     from core.numerics.layout_umap import umap_available, umap_embedding
 
     use_umap = umap_available() and not args.no_umap and not args.large_only
-    warm = np.random.default_rng(0).normal(size=(400, 10))
+    warm = np.random.default_rng(0).normal(size=(5000, 10))  # >= 4096: nndescent
     if use_umap:
         t = time.perf_counter()
         umap_embedding(warm)

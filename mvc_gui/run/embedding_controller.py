@@ -98,7 +98,8 @@ class EmbeddingController(QObject):
 
     def _start(self, session: DataSession) -> None:
         n = session.dataset.n_samples
-        self.interval_ms = 80 if n < 20_000 else 200
+        # a frame of 1M points costs the window ~0.2-0.5 s to draw: fewer frames at that size
+        self.interval_ms = 80 if n < 20_000 else 200 if n < 200_000 else 2000
         if self.use_process:
             server = SolverServer.shared("mvc_gui.run.embedding_process")
             worker = ProcessEmbeddingWorker(session, server, parent=self, method=self.method)
