@@ -20,7 +20,7 @@ No Qt here: the GUI calls these from a worker thread.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -30,6 +30,9 @@ import scipy.sparse as sp
 from openTSNE import TSNEEmbedding, affinity, initialization
 from sklearn.decomposition import PCA, TruncatedSVD
 from sklearn.neighbors import NearestNeighbors
+
+from core.numerics.layout_common import Callback, EmbeddingCancelled, _nearest
+from core.numerics.layout_umap import umap_embedding
 
 __all__ = [
     "EmbeddingCancelled",
@@ -42,7 +45,6 @@ __all__ = [
     "tsne_embedding",
 ]
 
-Callback = Callable[[int, np.ndarray], bool | None]
 
 #: Above this many samples :func:`embed` uses :func:`large_embedding`.
 MAX_EXACT = 20_000
@@ -53,10 +55,6 @@ SUBSAMPLE_ITER = 750
 LARGE_ITER = 150
 #: From this many samples the large layout finds neighbours with pynndescent when installed.
 PYNNDESCENT_FROM = 200_000
-
-
-class EmbeddingCancelled(RuntimeError):
-    """The callback asked to stop."""
 
 
 def _pca_cov(x: np.ndarray, k: int, scale: float = 1.0, block: int = 65536) -> np.ndarray:
@@ -179,30 +177,6 @@ def _tsne(
         if callback is not None and callback(step * CHUNK, np.array(emb)):
             raise EmbeddingCancelled("t-SNE cancelled")
     return emb
-
-
-def _nearest(
-    X: np.ndarray, ref: np.ndarray, k: int, chunk: int = 8192
-) -> tuple[np.ndarray, np.ndarray]:
-    """Indices and normalised inverse-distance weights of the k nearest rows of ``ref``."""
-    k = min(k, ref.shape[0])
-    ref_sq = np.einsum("ij,ij->i", ref, ref)
-    idx = np.empty((X.shape[0], k), dtype=np.int64)
-    w = np.empty((X.shape[0], k))
-    for s in range(0, X.shape[0], chunk):
-        xb = X[s : s + chunk]
-        d2 = np.einsum("ij,ij->i", xb, xb)[:, None] + ref_sq[None, :] - 2.0 * (xb @ ref.T)
-        np.maximum(d2, 0.0, out=d2)
-        part = (
-            np.argpartition(d2, k - 1, axis=1)[:, :k]
-            if k < ref.shape[0]
-            else (np.broadcast_to(np.arange(k), (xb.shape[0], k)).copy())
-        )
-        dist = np.sqrt(np.take_along_axis(d2, part, axis=1))
-        inv = 1.0 / (dist + 1e-9 + 0.05 * dist.mean(axis=1, keepdims=True))
-        idx[s : s + chunk] = part
-        w[s : s + chunk] = inv / inv.sum(axis=1, keepdims=True)
-    return idx, w
 
 
 def approximate_embedding(
@@ -337,8 +311,6 @@ def embed(
     above; ``method="umap"`` uses umap-learn (:mod:`core.numerics.layout_umap`)."""
     kind = layout_kind(X.shape[0], method, max_exact)
     if kind == "umap":
-        from core.numerics.layout_umap import umap_embedding
-
         return umap_embedding(X, callback=callback, random_state=random_state)
     if kind == "tsne":
         return tsne_embedding(X, callback=callback, n_jobs=n_jobs, random_state=random_state)

@@ -13,11 +13,11 @@ import importlib.util
 
 import numpy as np
 
-from core.numerics.layout import MAX_EXACT, Callback, EmbeddingCancelled, _nearest
+from core.numerics.layout_common import Callback, EmbeddingCancelled, _nearest
 
 __all__ = ["INSTALL_HINT", "PREVIEW_FROM", "umap_available", "umap_embedding"]
 
-PREVIEW_FROM = MAX_EXACT
+PREVIEW_FROM = 20_000  # as core.numerics.layout.MAX_EXACT: above it a preview comes first
 INSTALL_HINT = 'UMAP needs umap-learn: pip install "mvc-studio[layout]" (or pip install umap-learn)'
 
 
