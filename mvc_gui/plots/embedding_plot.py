@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QComboBox, QGraphicsRectItem, QToolTip
 from scipy.spatial import cKDTree
 
 from core.data.dataset import MultiViewDataset
+from core.numerics.layout_umap import INSTALL_HINT, umap_available
 from core.records.profiles_table import feature_names_of
 from mvc_gui.model.colouring import (
     N_BINS,
@@ -70,9 +71,27 @@ class _SelectViewBox(pg.ViewBox):
         super().mouseDragEvent(ev, axis)
 
 
+def _layout_chooser() -> QComboBox:
+    """ "t-SNE" / "UMAP"; UMAP is greyed out, with how to install it, without umap-learn."""
+    box = QComboBox()
+    box.addItem("t-SNE", "tsne")
+    box.addItem("UMAP", "umap")
+    tip = (
+        "2-D layout: t-SNE (openTSNE; above 20,000 samples started from a subsample's layout "
+        "and refined) or UMAP (umap-learn)"
+    )
+    if not umap_available():
+        box.model().item(1).setEnabled(False)
+        box.setItemData(1, INSTALL_HINT, Qt.ItemDataRole.ToolTipRole)
+        tip += f".\n{INSTALL_HINT}"
+    box.setToolTip(tip)
+    return box
+
+
 class EmbeddingPlot(PlotBox):
     rect_selected = Signal(object)  # indices inside the rectangle
     layout_source_changed = Signal()  # the layout of another view (or of all) is wanted
+    layout_method_changed = Signal(str)  # "tsne" or "umap"
 
     def __init__(self, parent=None) -> None:
         self.vb = _SelectViewBox()
@@ -97,6 +116,9 @@ class EmbeddingPlot(PlotBox):
         self.layout_box.setMinimumContentsLength(8)
         self.layout_box.currentIndexChanged.connect(self._on_layout_source)
         self.add_control(self.layout_box)
+        self.layout_method = _layout_chooser()
+        self.layout_method.currentIndexChanged.connect(self._on_layout_method)
+        self.add_control(self.layout_method)
         self.layout().insertWidget(1, self.chooser)
         self.legend = ColourLegend()
         self.layout().addWidget(self.legend)
@@ -122,6 +144,10 @@ class EmbeddingPlot(PlotBox):
         self._groups: list[np.ndarray] = []
         self._styles: list[tuple[QColor, float]] = []
         self._tree: cKDTree | None = None
+
+    def _on_layout_method(self, _index: int) -> None:
+        self.title.setText(f"Embedding ({self.layout_method.currentText()})")
+        self.layout_method_changed.emit(self.layout_method.currentData())
 
     # -- data -------------------------------------------------------------------------------
     def reset(self, true_labels: np.ndarray | None, class_names: list[str], note: str) -> None:

@@ -200,11 +200,12 @@ class ProcessSolverWorker(SolverWorker):
         self._emit(self.ended, end)
 
 
-def layout_key(session: DataSession, view: int | None) -> tuple:
-    """The cache key of a layout: the session's representation, or one view's alone."""
+def layout_key(session: DataSession, view: int | None, method: str = "tsne") -> tuple:
+    """The cache key of a layout (``method``: "tsne" or "umap"): the session's
+    representation, or one view's alone."""
     if view is None:
-        return session.key
-    return (session.token, (view,), (session.methods[view],), session.auto_rule)
+        return (*session.key, method)
+    return (session.token, (view,), (session.methods[view],), session.auto_rule, method)
 
 
 def _view_observed(session: DataSession, view: int) -> np.ndarray | None:
@@ -233,12 +234,18 @@ class EmbeddingWorker(_ThreadWorker):
     ended = Signal(object, object, str)
 
     def __init__(
-        self, session: DataSession, n_jobs: int = 1, parent=None, view: int | None = None
+        self,
+        session: DataSession,
+        n_jobs: int = 1,
+        parent=None,
+        view: int | None = None,
+        method: str = "tsne",
     ) -> None:
         super().__init__(parent)
         self.session = session
         self.view = view  # None: the included views; else this view of the dataset alone
-        self.key = layout_key(session, view)
+        self.method = method  # "tsne" or "umap" (core.numerics.layout.embed)
+        self.key = layout_key(session, view, method)
         self.n_jobs = n_jobs
         self._latest: tuple[int, np.ndarray] | None = None
 
@@ -262,7 +269,7 @@ class EmbeddingWorker(_ThreadWorker):
             if self._stop.is_set():
                 raise EmbeddingCancelled("cancelled")
             x = representation(views)
-            layout = embed(x, callback=self._callback, n_jobs=self.n_jobs)
+            layout = embed(x, method=self.method, callback=self._callback, n_jobs=self.n_jobs)
             self._emit(self.ended, self.key, layout, "")
         except EmbeddingCancelled:
             self._emit(self.ended, self.key, None, "")
@@ -273,8 +280,15 @@ class EmbeddingWorker(_ThreadWorker):
 class ProcessEmbeddingWorker(EmbeddingWorker):
     """The layout computed in the embedding child process; this thread forwards frames."""
 
-    def __init__(self, session: DataSession, server, parent=None, view: int | None = None) -> None:
-        super().__init__(session, parent=parent, view=view)
+    def __init__(
+        self,
+        session: DataSession,
+        server,
+        parent=None,
+        view: int | None = None,
+        method: str = "tsne",
+    ) -> None:
+        super().__init__(session, parent=parent, view=view, method=method)
         self.server = server
 
     def _main(self) -> None:
@@ -284,7 +298,8 @@ class ProcessEmbeddingWorker(EmbeddingWorker):
             views = [s.dataset.views[i] for i in idx]
             methods = [s.methods[i] for i in idx]
             observed = s.observed if self.view is None else _view_observed(s, self.view)
-            server.send(("embed", job, (views, methods, s.auto_rule, observed)))
+            options = {"layout": self.method}
+            server.send(("embed", job, (views, methods, s.auto_rule, observed, options)))
             deadline = None
             while True:
                 if self._stop.is_set() and deadline is None:

@@ -175,6 +175,7 @@ class MainWindow(WindowIOMixin, QMainWindow):
         self.embedder.layout_updated.connect(self._on_layout_updated)
         self.embedder.status_changed.connect(self.layout_label.setText)
         self.embedder.failed.connect(lambda m, d: self.messages.show_message("warning", m, d))
+        self.plots["embedding"].layout_method_changed.connect(self.embedder.set_method)
         self.method_panel.params_changed.connect(self._on_params_changed)
         self.method_panel.method_changed.connect(self._on_method_changed)
         self.method_panel.run_button.clicked.connect(self.run)
