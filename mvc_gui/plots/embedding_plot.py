@@ -11,7 +11,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QComboBox, QGraphicsRectItem, QToolTip
+from PySide6.QtWidgets import QComboBox, QGraphicsRectItem, QHBoxLayout, QToolTip, QWidget
 from scipy.spatial import cKDTree
 
 from core.data.dataset import MultiViewDataset
@@ -118,8 +118,13 @@ class EmbeddingPlot(PlotBox):
         self.add_control(self.layout_box)
         self.layout_method = _layout_chooser()
         self.layout_method.currentIndexChanged.connect(self._on_layout_method)
-        self.add_control(self.layout_method)
-        self.layout().insertWidget(1, self.chooser)
+        # second row: colour by ... and the layout method (the title row must fit 1280 px)
+        row = QWidget()
+        row_layout = QHBoxLayout(row)
+        row_layout.setContentsMargins(0, 0, 0, 0)
+        row_layout.addWidget(self.chooser, 1)
+        row_layout.addWidget(self.layout_method)
+        self.layout().insertWidget(1, row)
         self.legend = ColourLegend()
         self.layout().addWidget(self.legend)
         self.message = pg.TextItem("", color="#6b7686", anchor=(0.5, 0.5))
