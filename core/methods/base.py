@@ -36,6 +36,7 @@ __all__ = [
     "IterationState",
     "Reporter",
     "normalized_weights",
+    "observed_rows",
     "register",
     "seed_streams",
 ]
@@ -315,11 +316,16 @@ class BaseSolver(ClusterMixin, BaseEstimator):
             return getattr(self, "resolved_params_", {}).get(name)
         return value
 
-    def _resolve_params(self, views: list[View]) -> dict[str, Any]:
+    def _resolve_params(
+        self, views: list[View], observed: np.ndarray | None = None
+    ) -> dict[str, Any]:
+        """Automatic values from the data; ``observed``: only those rows of each view count
+        (placeholder rows of missing views must not move a default)."""
         n, dims = views[0].shape[0], [x.shape[1] for x in views]
+        present = observed_rows(views, observed)
         density = [
             (x.nnz if sp.issparse(x) else np.count_nonzero(x)) / max(x.shape[0] * x.shape[1], 1)
-            for x in views
+            for x in present
         ]
         auto = self.resolve_defaults(n, self.n_clusters, dims, density)
         params = self.get_params()
@@ -402,7 +408,7 @@ class BaseSolver(ClusterMixin, BaseEstimator):
                 self.n_clusters = estimate.k
                 msg = f"estimated {estimate.k} clusters (runner-up {estimate.runner_up})"
                 yield rep.stage("init", 0.0, msg)
-            self.resolved_params_ = self._resolve_params(xs)  # after k is known
+            self.resolved_params_ = self._resolve_params(xs, mask)  # after k is known
             self._check_input(xs)
             run = self._run(xs, rep) if mask is None else self._run_incomplete(xs, mask, rep)
             result = yield from run
@@ -488,3 +494,10 @@ def _raw_views(views: object) -> Sequence[object]:
 def check_anchor_count(m: int, n: int, what: str = "n_anchors") -> None:
     if m > n:
         raise ParamError(f"'{what}' = {m} exceeds the number of samples ({n})")
+
+
+def observed_rows(views: Sequence[View], observed: np.ndarray | None) -> list[View]:
+    """Each view's rows of the samples that have it (all rows without a mask)."""
+    if observed is None:
+        return list(views)
+    return [x[observed[:, v]] for v, x in enumerate(views)]

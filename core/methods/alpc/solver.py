@@ -18,6 +18,7 @@ from core.methods.base import (
     FitResult,
     IterationState,
     Reporter,
+    observed_rows,
     register,
     seed_streams,
 )
@@ -245,10 +246,11 @@ class ALPC(BaseSolver):
     def resolve_defaults(self, n, c, dims, density):  # type: ignore[override]
         return {"anchors_per_cluster": auto_anchors_per_cluster(c), "tol": AUTO_REL_TOL}
 
-    def _resolve_params(self, views: list[View]) -> dict:
-        params = super()._resolve_params(views)
+    def _resolve_params(self, views: list[View], observed: np.ndarray | None = None) -> dict:
+        params = super()._resolve_params(views, observed)
         if self.lambda1 is None:  # needs the data's energy, not only its shape
-            energy = sum(sq_norm(x) for x in views) / sum(x.shape[1] for x in views)
+            present = observed_rows(views, observed)  # placeholder rows carry no energy
+            energy = sum(sq_norm(x) for x in present) / sum(x.shape[1] for x in views)
             params["lambda1"] = float(np.clip(LAMBDA1_PER_ENTRY_ENERGY * energy, 1e-4, 1e9))
         return params
 
