@@ -298,6 +298,9 @@ class DTLL(BaseSolver):
             0.0,
             0.3,
         )
+        # exact after the anchors (VDA's variance over features is not rotation invariant):
+        # the anchor graphs use only distances between samples and anchor samples
+        views, _ = yield from self._in_row_space(views, rep, "graph")
         graphs = []
         for i, x in enumerate(views):
             anchors = x[sel].toarray() if sp.issparse(x) else np.asarray(x[sel])

@@ -21,6 +21,7 @@ from core.methods.params import ParamError
 from core.numerics.graphs import block_rows, normalize_anchor_graph
 from core.numerics.linalg import row_normalize
 from core.numerics.spectral import stacked_anchor_embedding
+from core.numerics.threads import single_threaded
 
 log = logging.getLogger(__name__)
 
@@ -262,7 +263,8 @@ def shared_initial_labels_steps(
     best, best_inertia = None, np.inf
     for r in range(n_init):
         km = KMeans(c, init="k-means++", n_init=1, random_state=int(rng.integers(0, 2**31 - 1)))
-        km.fit(emb)
+        with single_threaded():  # many small runs: threads made them 50x slower (threads.py)
+            km.fit(emb)
         if km.inertia_ < best_inertia:
             best, best_inertia = km.labels_.astype(np.int64), km.inertia_
         yield 0.3 + 0.7 * (r + 1) / n_init
