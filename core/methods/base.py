@@ -21,6 +21,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin
 
 from core.data.dataset import DataError, View, check_observed, check_views
+from core.data.missing import zero_missing_rows
 from core.methods.docstrings import add_sections
 from core.methods.params import Param, ParamError, ParamSpec
 from core.methods.prediction import prediction_reference
@@ -402,7 +403,10 @@ class BaseSolver(ClusterMixin, BaseEstimator):
                 self.n_clusters = estimate.k
                 msg = f"estimated {estimate.k} clusters (runner-up {estimate.runner_up})"
                 yield rep.stage("init", 0.0, msg)
-            self.resolved_params_ = self._resolve_params(xs)  # after k is known
+            # after k is known; placeholder rows of missing samples are read as zeros
+            self.resolved_params_ = self._resolve_params(
+                xs if mask is None else zero_missing_rows(xs, mask)
+            )
             self._check_input(xs)
             run = self._run(xs, rep) if mask is None else self._run_incomplete(xs, mask, rep)
             result = yield from run
