@@ -35,8 +35,11 @@ __all__ = ["ALPC"]
 FORMULATIONS = ("code", "code_exactP", "paper")
 
 
-#: automatic λ1 per sample: the authors' BBCSport demo (λ1 = 90 at n = 544), docs/defaults.md
-LAMBDA1_PER_SAMPLE = 90 / 544
+#: automatic λ1 = LAMBDA1_PER_ENTRY_ENERGY · n · (mean squared entry of the views), i.e.
+#: β·Σ_v‖X_v‖²/Σ_v d_v: J(sX; λ1) = s²·J(X; λ1/s²) and the anchor term does not grow with n, so
+#: λ1 must scale with n·s²; β = 3.16 is the authors' BBCSport demo (λ1 = 90, n = 544, mean
+#: squared entry 0.0524), the other files held out (docs/defaults.md)
+LAMBDA1_PER_ENTRY_ENERGY = 3.16
 #: automatic stopping: relative change of the objective (scale- and n-free)
 AUTO_REL_TOL = 1e-3
 #: automatic anchors: 10 per cluster, fewer when c is large (the cost grows as M³)
@@ -120,8 +123,9 @@ class ALPC(BaseSolver):
                 None,
                 "λ1: how strongly the anchors are pulled towards a c-dimensional cluster basis "
                 "(demos: 90 for BBCSport, 1e4 for Wiki). The anchor term does not grow with n "
-                f"while the others do: automatic λ1 = {LAMBDA1_PER_SAMPLE:g}·n, the authors' "
-                "BBCSport value per sample, so it means the same at any n.",
+                "nor with the feature scale while the others do: automatic "
+                f"λ1 = {LAMBDA1_PER_ENTRY_ENERGY:g}·Σ_v‖X_v‖²/Σ_v d_v (n times the mean squared "
+                "entry; 90 on the authors' BBCSport), so it means the same at any n and scale.",
                 low=1e-4,
                 high=1e9,
                 log=True,
@@ -239,11 +243,14 @@ class ALPC(BaseSolver):
         return int(8 * (n_samples * per_sample + 4 * sum(dims) * mm + 4 * mm * mm))
 
     def resolve_defaults(self, n, c, dims, density):  # type: ignore[override]
-        return {
-            "anchors_per_cluster": auto_anchors_per_cluster(c),
-            "lambda1": LAMBDA1_PER_SAMPLE * n,
-            "tol": AUTO_REL_TOL,
-        }
+        return {"anchors_per_cluster": auto_anchors_per_cluster(c), "tol": AUTO_REL_TOL}
+
+    def _resolve_params(self, views: list[View]) -> dict:
+        params = super()._resolve_params(views)
+        if self.lambda1 is None:  # needs the data's energy, not only its shape
+            energy = sum(sq_norm(x) for x in views) / sum(x.shape[1] for x in views)
+            params["lambda1"] = float(np.clip(LAMBDA1_PER_ENTRY_ENERGY * energy, 1e-4, 1e9))
+        return params
 
     def _run_incomplete(
         self, views: list[View], observed: np.ndarray, rep: Reporter

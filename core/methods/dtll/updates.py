@@ -212,12 +212,17 @@ def alpha_step(nuclear: np.ndarray, r: float) -> np.ndarray:
     return alpha / alpha.sum()
 
 
-def weighted_vote(view_labels: np.ndarray, alpha: np.ndarray, c: int) -> np.ndarray:
-    """label_i = argmax_l Σ_v α_v [G_v]_il; ties go to the view with the largest α (§8)."""
+def weighted_vote(
+    view_labels: np.ndarray, alpha: np.ndarray, c: int, observed: np.ndarray | None = None
+) -> np.ndarray:
+    """label_i = argmax_l Σ_v α_v [G_v]_il; ties go to the view with the largest α (§8).
+    With ``observed`` (n x V), a sample's vote counts only the views it has."""
     v, n = view_labels.shape
     votes = np.zeros((n, c))
     for k in range(v):
-        votes[np.arange(n), view_labels[k]] += alpha[k]
+        votes[np.arange(n), view_labels[k]] += alpha[k] * (
+            1.0 if observed is None else observed[:, k]
+        )
     best = votes.max(axis=1)
     tied = votes >= best[:, None] - 1e-12 * max(alpha.max(), 1.0)
     labels = np.argmax(votes, axis=1).astype(np.int64)
@@ -225,6 +230,8 @@ def weighted_vote(view_labels: np.ndarray, alpha: np.ndarray, c: int) -> np.ndar
     todo = ambiguous.copy()
     for k in np.argsort(-alpha, kind="stable"):
         hit = todo & tied[np.arange(n), view_labels[k]]
+        if observed is not None:
+            hit &= observed[:, k]
         labels[hit] = view_labels[k][hit]
         todo &= ~hit
     return labels

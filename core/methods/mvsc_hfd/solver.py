@@ -38,6 +38,14 @@ ROW_SPACE_FLOPS = 1e9
 
 __all__ = ["MVSCHFD"]
 
+#: automatic RMS sample norm the views are scaled to (docs/defaults.md): the model rebuilds a
+#: sample as P_v A z with orthonormal P_v A and z on the simplex, so inside the unit ball;
+#: z-scored samples (norm sqrt(D), 20-50) make the simplex projection of the Z-step one-hot
+SAMPLE_NORM = 0.5
+#: automatic anchors per cluster: with samples at the model's scale Z is soft, and 2c anchors
+#: beat c (at the authors' scale Z is one-hot and more anchors did not help)
+ANCHORS_PER_CLUSTER = 2
+
 
 @register
 class MVSCHFD(BaseSolver):
@@ -105,10 +113,24 @@ class MVSCHFD(BaseSolver):
                 "n_anchors",
                 "int",
                 None,
-                "Number of anchors m (at least the number of clusters). Automatic: m = number of "
-                "clusters, as in the authors' code.",
+                "Number of anchors m (at least the number of clusters). The authors' code uses "
+                f"m = number of clusters. Automatic: {ANCHORS_PER_CLUSTER} per cluster.",
                 low=2,
                 high=10_000,
+                allow_none=True,
+                advanced=True,
+            ),
+            Param(
+                "sample_norm",
+                "float",
+                None,
+                "The views are scaled by one factor so that the root-mean-square norm of a "
+                "sample (all views together) is this: the model rebuilds samples inside the "
+                "unit ball, and this value sets how soft the anchor graph is (large: one anchor "
+                "per sample). 0 keeps the data as given (the authors' code). Automatic: "
+                f"{SAMPLE_NORM:g}.",
+                low=0.0,
+                high=1e6,
                 allow_none=True,
                 advanced=True,
             ),
@@ -226,6 +248,7 @@ class MVSCHFD(BaseSolver):
         *,
         depth: int = 5,
         n_anchors: int | None = None,
+        sample_norm: float | None = None,
         layer_rule: str = "shared",
         first_width: int | None = None,
         max_iter: int = 10,
@@ -242,6 +265,7 @@ class MVSCHFD(BaseSolver):
         self.n_clusters = n_clusters
         self.depth = depth
         self.n_anchors = n_anchors
+        self.sample_norm = sample_norm
         self.layer_rule = layer_rule
         self.first_width = first_width
         self.max_iter = max_iter
@@ -256,12 +280,24 @@ class MVSCHFD(BaseSolver):
         self.dtype = dtype
 
     def resolve_defaults(self, n, c, dims, density):  # type: ignore[override]
-        # m = c, the authors' code: on MSRC-v1_6view 2c-6c anchors lowered ACC from 0.895 to
-        # 0.78-0.79, and on the synthetic scale data they did not help (docs/defaults.md)
-        return {"n_anchors": c}
+        # samples scaled into the model's unit ball, 2c anchors (docs/defaults.md)
+        return {"n_anchors": min(ANCHORS_PER_CLUSTER * c, n), "sample_norm": SAMPLE_NORM}
 
     def _anchor_count(self) -> int:
-        return self.n_clusters if self.n_anchors is None else int(self.n_anchors)
+        m = self.resolved("n_anchors")
+        return self.n_clusters if m is None else int(m)
+
+    def _scaled(self, views: list[View], observed: np.ndarray | None) -> list[View]:
+        """The views times one factor giving RMS sample norm ``sample_norm`` (0: as given)."""
+        target = float(self.resolved("sample_norm") or 0.0)
+        if target <= 0:
+            return views
+        counts = [views[0].shape[0]] * len(views) if observed is None else observed.sum(axis=0)
+        mean_sq = sum(sq_norm(x) / max(int(k), 1) for x, k in zip(views, counts, strict=True))
+        if mean_sq <= 0:
+            return views
+        factor = target / np.sqrt(mean_sq)
+        return [x * x.dtype.type(factor) for x in views]
 
     def _widths(self, views: list[View]) -> list[list[int]]:
         last = max(self.n_clusters, self._anchor_count())
@@ -305,7 +341,7 @@ class MVSCHFD(BaseSolver):
 
     @classmethod
     def estimate_memory(cls, n_samples, dims, params) -> int:  # type: ignore[override]
-        m = params.get("n_anchors") or params.get("n_clusters", 2)
+        m = params.get("n_anchors") or ANCHORS_PER_CLUSTER * int(params.get("n_clusters", 2))
         first = min(min(dims), updates.WIDTH_CAP)
         return int(8 * (6 * n_samples * m + 3 * sum(dims) * first))
 
@@ -319,6 +355,7 @@ class MVSCHFD(BaseSolver):
         self, views: list[View], rep: Reporter, observed: np.ndarray | None = None
     ) -> Generator[IterationState, None, FitResult]:
         n, c, m = views[0].shape[0], self.n_clusters, self._anchor_count()
+        views = self._scaled(views, observed)
         rng = seed_streams(self.random_state, ["anchors", "init", "postprocess_kmeans"])
         spaces: list = [None] * len(views)
         if self._row_space_wanted(views):
