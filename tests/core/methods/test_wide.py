@@ -85,7 +85,7 @@ def test_mvsc_hfd_row_space_is_a_feature_space_iterate(monkeypatch, wide):
     views, truth = wide
     views = [(x - x.mean(0)) / x.std(0, ddof=1) for x in views]
     monkeypatch.setattr(hfd_solver, "ROW_SPACE_FLOPS", 0.0)  # auto: the row space here
-    s = MVSCHFD(3, depth=3).fit(views)
+    s = MVSCHFD(3, depth=3, n_anchors=3, sample_norm=0).fit(views)  # the authors' settings
     assert s.resolved_params_["row_space"] == "view 1: 300 -> 59 dims, view 2: 150 -> 59 dims"
     assert accuracy(truth, s.labels_) == 1.0
     z = s.anchor_graph_
@@ -99,7 +99,7 @@ def test_mvsc_hfd_row_space_is_a_feature_space_iterate(monkeypatch, wide):
             p = p @ w
         dense += a**2 * np.sum((x.T - p @ s.anchors_ @ z.T) ** 2)
     assert s.objective_history_[-1] == pytest.approx(dense, rel=1e-9)
-    original = MVSCHFD(3, depth=3, feature_space="original").fit(views)
+    original = MVSCHFD(3, depth=3, n_anchors=3, sample_norm=0, feature_space="original").fit(views)
     assert "row_space" not in original.resolved_params_
     assert accuracy(truth, original.labels_) == 1.0
 
