@@ -50,23 +50,28 @@ __all__ = [
 ROW_SPACE_MAX_N = 3000
 
 
+def _in_memory(x: View) -> bool:
+    """Dense or sparse arrays only: out-of-core row-block sources are streamed as they are."""
+    return isinstance(x, np.ndarray) or sp.issparse(x)
+
+
 def _stored(x: View) -> int:
     return int(x.nnz) if sp.issparse(x) else int(x.shape[0] * x.shape[1])
 
 
 def is_wide(x: View) -> bool:
     """Whether working in the sample space pays off: the view stores at least 2n² values
-    (dense: d >= 2n; sparse: nnz >= 2n², so very sparse text stays as it is) and
-    n <= ROW_SPACE_MAX_N."""
+    (dense: d >= 2n; sparse: nnz >= 2n², so very sparse text stays as it is),
+    n <= ROW_SPACE_MAX_N, and it is in memory (out-of-core sources are streamed as they are)."""
     n = x.shape[0]
-    return 2 <= n <= ROW_SPACE_MAX_N and _stored(x) >= 2 * n * n
+    return _in_memory(x) and 2 <= n <= ROW_SPACE_MAX_N and _stored(x) >= 2 * n * n
 
 
 def has_more_features(x: View) -> bool:
     """Whether a view has more features than samples (and n <= ROW_SPACE_MAX_N): the rule
     for methods whose cost grows with d itself rather than with the stored values."""
     n = x.shape[0]
-    return 2 <= n <= ROW_SPACE_MAX_N and x.shape[1] > n
+    return _in_memory(x) and 2 <= n <= ROW_SPACE_MAX_N and x.shape[1] > n
 
 
 @dataclass(frozen=True)

@@ -85,9 +85,7 @@ def test_mvsc_hfd_row_space_is_a_feature_space_iterate(monkeypatch, wide):
     views, truth = wide
     views = [(x - x.mean(0)) / x.std(0, ddof=1) for x in views]
     monkeypatch.setattr(hfd_solver, "ROW_SPACE_FLOPS", 0.0)  # auto: the row space here
-    s = MVSCHFD(3, depth=3, n_anchors=3, sample_norm=0).fit(
-        views
-    )  # the authors: m = c, views as given
+    s = MVSCHFD(3, depth=3, n_anchors=3, sample_norm=0).fit(views)  # the authors' settings
     assert s.resolved_params_["row_space"] == "view 1: 300 -> 59 dims, view 2: 150 -> 59 dims"
     assert accuracy(truth, s.labels_) == 1.0
     z = s.anchor_graph_

@@ -64,6 +64,9 @@ def test_when_a_view_counts_as_wide(monkeypatch):
     # sparse: by stored values, so sparse text with few words per sample stays as it is
     text = sp.random(100, 10_000, density=0.01, format="csr", random_state=0)
     assert not rs.is_wide(text) and rs.has_more_features(text)
+    from core.data.blocks import ArraySource
+
+    assert not rs.is_wide(ArraySource(np.zeros((50, 1000))))  # out-of-core: streamed as it is
     monkeypatch.setattr(rs, "ROW_SPACE_MAX_N", 40)
     assert not rs.is_wide(np.zeros((50, 1000)))
     views, spaces = rs.reduce_wide([np.ones((30, 100)), np.ones((30, 10))])
