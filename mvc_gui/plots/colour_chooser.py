@@ -80,8 +80,8 @@ class ColourChooser(QWidget):
             what = "numbers" if kind == "numeric" else "categories"
             combo.addItem(f"colour: {key} ({what})", f"{META}:{key}")
         if view_names:
-            combo.addItem("colour: a feature's value", FEATURE)
-        combo.addItem("colour: disagreement with a run", DISAGREE)
+            combo.addItem("colour: feature value", FEATURE)
+        combo.addItem("colour: disagreement", DISAGREE)
         combo.setCurrentIndex(max(0, combo.findData(before)) if before else 0)
         combo.blockSignals(False)
         self.feature_names = [list(f) for f in feature_names]

@@ -199,13 +199,13 @@ class EmbeddingPlot(PlotBox):
         return self.layout_box.currentData()
 
     def description(self) -> str:
-        """What the plot shows, in words: "layout of <views>, coloured by <source>"."""
+        """What the plot shows, in words: "<method> layout of <views>, coloured by <source>"."""
         c = self.colouring
         how = "clusters" if c is None else c.title
         if c is not None and c.emphasis is not None:
             how = f"the disagreement with {c.title}"
         what = self.layout_box.currentText()
-        return f"layout of {what}, coloured by {how}"
+        return f"{self.layout_method.currentText()} layout of {what}, coloured by {how}"
 
     def _on_layout_source(self) -> None:
         self.xy, self._tree = None, None

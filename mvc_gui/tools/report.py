@@ -50,7 +50,7 @@ def window_figures(win: ToolHost) -> list[ReportFigure]:
     emb = win.plots["embedding"]
     if emb.xy is not None:
         note = " (layout still being computed)" if win.embedder.busy else ""
-        caption = f"t-SNE {emb.description()}{note}."
+        caption = f"{emb.description()}{note}."
         figures.append(ReportFigure("Embedding", grab_png(emb.view), caption, emb.view.width()))
     heat = win.plots["heatmap"]
     if heat.heat is not None:
