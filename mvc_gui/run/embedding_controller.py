@@ -19,11 +19,11 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from core.numerics.layout import LARGE_ITER, SUBSAMPLE_ITER, layout_kind
 from mvc_gui.model.data_session import DataSession
 from mvc_gui.run.solver_process import SolverServer, process_mode_default
-from mvc_gui.run.workers import EmbeddingWorker, ProcessEmbeddingWorker
+from mvc_gui.run.workers import EmbeddingWorker, ProcessEmbeddingWorker, layout_key
 
 __all__ = ["EmbeddingController", "layout_status"]
 
-CACHE_SIZE = 4
+CACHE_SIZE = 8  # all views and a few single views of one dataset
 
 
 def layout_status(kind: str, n: int, iteration: int | None = None) -> str:
@@ -65,10 +65,10 @@ class EmbeddingController(QObject):
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._on_worker_frame_ready)
         self.busy = False
-        self._pending: DataSession | None = None
+        self._pending: tuple[DataSession, int | None] | None = None
         self.method = "tsne"  # or "umap"
         self._kind, self._n = "tsne", 0
-        self._last: DataSession | None = None
+        self._last: tuple[DataSession, int | None] | None = None
 
     def set_method(self, method: str) -> None:
         """Switch between "tsne" and "umap"; the last requested layout is shown again."""
@@ -76,13 +76,14 @@ class EmbeddingController(QObject):
             return
         self.method = method
         if self._last is not None:
-            self.request(self._last)
+            self.request(*self._last)
 
-    def request(self, session: DataSession) -> None:
-        """Show the layout of this session's representation (cached or computed)."""
+    def request(self, session: DataSession, view: int | None = None) -> None:
+        """Show the layout of this session's representation (cached or computed); with
+        ``view``, of that view of the dataset alone (included or not)."""
         self.cancel()
-        self._last = session
-        key = (*session.key, self.method)
+        self._last = (session, view)
+        key = layout_key(session, view, self.method)
         if key in self.cache:
             self.cache.move_to_end(key)
             self.status_changed.emit("")
@@ -90,21 +91,23 @@ class EmbeddingController(QObject):
             return
         if self.use_process and self._retired:
             # one child, one reader: start once the cancelled layout's thread has ended
-            self._pending = session
+            self._pending = (session, view)
             self.busy = True
             self.status_changed.emit("Computing layout...")
             return
-        self._start(session)
+        self._start(session, view)
 
-    def _start(self, session: DataSession) -> None:
+    def _start(self, session: DataSession, view: int | None = None) -> None:
         n = session.dataset.n_samples
         # a frame of 1M points costs the window ~0.2-0.5 s to draw: fewer frames at that size
         self.interval_ms = 80 if n < 20_000 else 200 if n < 200_000 else 2000
         if self.use_process:
             server = SolverServer.shared("mvc_gui.run.embedding_process")
-            worker = ProcessEmbeddingWorker(session, server, parent=self, method=self.method)
+            worker = ProcessEmbeddingWorker(
+                session, server, parent=self, view=view, method=self.method
+            )
         else:
-            worker = EmbeddingWorker(session, parent=self, method=self.method)
+            worker = EmbeddingWorker(session, parent=self, view=view, method=self.method)
         # closures, not bound methods: see RunController._launch_pending
         worker.frame_ready.connect(lambda: self._on_worker_frame_ready())
         worker.ended.connect(lambda key, xy, err: self._on_worker_ended(worker, key, xy, err))
@@ -153,8 +156,8 @@ class EmbeddingController(QObject):
         if worker is not self._worker:
             self._retired = [w for w in self._retired if w is not worker and w.is_alive()]
             if self._pending is not None and not self._retired:
-                session, self._pending = self._pending, None
-                self._start(session)
+                (session, view), self._pending = self._pending, None
+                self._start(session, view)
             return
         self._worker = None
         self._timer.stop()

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from core.methods.dtll.updates import alpha_step, label_step, nuclear_gradient, transmission
 from core.numerics.tensor import schatten_p_norm, schatten_prox
 
-__all__ = ["MU0", "AlmParams", "AlmState", "alm_step"]
+__all__ = ["MU0", "AlmParams", "AlmState", "alm_step", "hold_ties"]
 
 MU0, RHO, MU_MAX = 1e-5, 1.1, 1e9  # ALM schedule of the paper's Algorithm 3.1
 
@@ -27,6 +27,8 @@ class AlmState:
     big_m: np.ndarray
     alpha: np.ndarray
     mu: float
+    #: per view, the rows of samples missing it (incomplete views; dtll/incomplete.py)
+    missing: list[np.ndarray] | None = None
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,13 @@ class AlmParams:
     weight_exponent: float
     orientation: str
     repair_empty: bool
+
+
+def hold_ties(q: np.ndarray, rows: np.ndarray, labels: np.ndarray) -> None:
+    """Rows without data in a view: only the tensor term speaks; where it does not yet
+    (𝒥 = ℳ = 0 at the start) the current label stays instead of the first cluster."""
+    if rows.size:
+        q[rows, labels[rows]] += 1e-12 * (1.0 + float(np.abs(q[rows]).max()))
 
 
 def alm_step(
@@ -52,6 +61,8 @@ def alm_step(
     for v in range(nv):
         h, _ = nuclear_gradient(transmission(graphs[v], st.rows[v], st.view_labels[v], c))
         q = weight[v] * (graphs[v] @ h) + st.mu * st.big_j[:, :, v] - st.big_m[:, :, v]
+        if st.missing is not None:
+            hold_ties(q, st.missing[v], st.view_labels[v])
         new, fixed = label_step(q, params.repair_empty)
         changed += int(np.count_nonzero(new != st.view_labels[v]))
         repairs += fixed
