@@ -12,6 +12,7 @@ from tests.conftest import make_blobs_views
 pytest.importorskip("umap")
 
 
+@pytest.mark.slow  # umap-learn compiles its numba kernels on the first fit (~20 s alone)
 def test_umap_layout_separates_clusters_and_previews_large_inputs(monkeypatch):
     views, labels = make_blobs_views(n=600, c=3, dims=(6, 6), sep=8.0)
     x = representation(views)
