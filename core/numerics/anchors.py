@@ -13,7 +13,7 @@ import scipy.linalg
 import scipy.sparse as sp
 
 from core.data.dataset import View
-from core.numerics.graphs import row_sq_norms
+from core.numerics.graphs import block_rows, row_sq_norms
 from core.numerics.jit.graph import (
     balanced_split_level,
     gather_csr_dot,
@@ -273,4 +273,19 @@ def group_means(views: Sequence[View], groups: Sequence[np.ndarray]) -> list[np.
     cols = np.repeat(np.arange(len(groups)), [g.size for g in groups])
     weights = np.repeat([1.0 / max(g.size, 1) for g in groups], [g.size for g in groups])
     avg = sp.csr_matrix((weights, (cols, rows)), shape=(len(groups), n))
-    return [np.asarray((avg @ x).toarray() if sp.issparse(x) else avg @ x) for x in views]
+    return [_average(avg, x) for x in views]
+
+
+def _average(avg: sp.csr_matrix, x: View) -> np.ndarray:
+    """avg @ x in float64. scipy casts a float32 dense operand to float64 whole (a 4.8 GB
+    copy of a 1M x 600 view), so such views go in row blocks."""
+    if sp.issparse(x):
+        return np.asarray((avg @ x).toarray())
+    if x.dtype == np.float64:
+        return np.asarray(avg @ x)
+    cols = avg.tocsc()
+    out = np.zeros((avg.shape[0], x.shape[1]))
+    step = block_rows(x.shape[0], x.shape[1])
+    for start in range(0, x.shape[0], step):
+        out += cols[:, start : start + step] @ x[start : start + step]
+    return out

@@ -47,3 +47,17 @@ def test_auto_partitions_the_pca_sketch_above_the_threshold(monkeypatch):
     monkeypatch.setattr(anchors, "pca_sketch", lambda *a, **k: calls.append(1) or real(*a, **k))
     fit = REGISTRY["fmdc"](n_clusters=4, n_anchors=64).fit(views)
     assert calls and accuracy(labels, fit.labels_) == 1.0
+
+
+def test_group_means_of_float32_views_in_row_blocks(monkeypatch):
+    """float32 views are averaged block by block (scipy would copy them whole to float64)."""
+    import core.numerics.graphs as graphs
+
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(1000, 7)).astype(np.float32)
+    groups = np.array_split(rng.permutation(1000), 16)
+    monkeypatch.setattr(anchors, "block_rows", lambda n, d: 300)  # several blocks
+    got = anchors.group_means([x], groups)[0]
+    want = np.stack([x[g].astype(np.float64).mean(axis=0) for g in groups])
+    assert got.dtype == np.float64 and graphs.block_rows(1000, 7) >= 300
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
