@@ -16,7 +16,6 @@ from core.data.dataset import View
 from core.numerics.graphs import block_rows, row_sq_norms
 from core.numerics.jit.graph import (
     balanced_split_level,
-    balanced_split_wide,
     gather_csr_dot,
     gather_csr_mean,
     gather_dense_dot,
@@ -196,9 +195,6 @@ def exact_partition_space(views: Sequence[View]) -> list[View]:
     return list(views)
 
 
-WIDE_GROUPS, WIDE_ROWS = 8, 50_000  # levels split with the threads inside each group
-
-
 def _split_level(
     x: np.ndarray,
     groups: list[np.ndarray],
@@ -210,14 +206,7 @@ def _split_level(
     seeds = np.array([kmeanspp_seeds([x], g, 2, rng, sq) for g in groups])
     rows = np.concatenate(groups)
     offsets = np.concatenate([[0], np.cumsum([g.size for g in groups])])
-    if len(groups) < WIDE_GROUPS and groups[0].size >= WIDE_ROWS:  # few large groups
-        starts = [x[s].astype(np.float64) for s in seeds]  # (2, d) per group
-        parts = [
-            balanced_split_wide(x, g, *c, max_iter) for g, c in zip(groups, starts, strict=True)
-        ]
-        order = np.concatenate(parts)
-    else:
-        order = balanced_split_level(x, rows, offsets, seeds[:, 0], seeds[:, 1], max_iter)
+    order = balanced_split_level(x, rows, offsets, seeds[:, 0], seeds[:, 1], max_iter)
     out = []
     for g, lo in zip(groups, offsets[:-1], strict=True):
         local = order[lo : lo + g.size]

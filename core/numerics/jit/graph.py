@@ -158,43 +158,6 @@ def _lower_half(q: np.ndarray, half: int) -> np.ndarray:
 
 
 @njit(**JIT)
-def _scores(x, rows, c0, c1, q):
-    """q_t = 2 x_{rows[t]}.(c1 - c0) + |c0|² - |c1|²."""
-    d = x.shape[1]
-    w = c1 - c0
-    const = 0.0
-    for j in range(d):
-        const += c0[j] * c0[j] - c1[j] * c1[j]
-    for t in range(rows.shape[0]):
-        r = rows[t]
-        s = 0.0
-        for j in range(d):
-            s += x[r, j] * w[j]
-        q[t] = 2.0 * s + const
-
-
-@njit(**JIT)
-def _half_means(x, rows, order, half, lo, hi, c0, c1):
-    """Columns lo:hi of the means of rows[order[:half]] and rows[order[half:]], summed in
-    order (the same sums for any split of the columns)."""
-    n = rows.shape[0]
-    for j in range(lo, hi):
-        c0[j] = 0.0
-        c1[j] = 0.0
-    for t in range(n):
-        r = rows[order[t]]
-        if t < half:
-            for j in range(lo, hi):
-                c0[j] += x[r, j]
-        else:
-            for j in range(lo, hi):
-                c1[j] += x[r, j]
-    for j in range(lo, hi):
-        c0[j] /= max(half, 1)
-        c1[j] /= max(n - half, 1)
-
-
-@njit(**JIT)
 def balanced_split(
     x: np.ndarray, rows: np.ndarray, c0: np.ndarray, c1: np.ndarray, max_iter: int
 ) -> np.ndarray:
@@ -210,48 +173,35 @@ def balanced_split(
     q = np.empty(n)
     side = np.zeros(n, dtype=np.bool_)
     order = np.arange(n)
-    c0, c1 = c0.copy(), c1.copy()
     have = False
     for _ in range(max_iter):
-        _scores(x, rows, c0, c1, q)
+        w = c1 - c0
+        const = 0.0
+        for j in range(d):
+            const += c0[j] * c0[j] - c1[j] * c1[j]
+        for t in range(n):
+            r = rows[t]
+            s = 0.0
+            for j in range(d):
+                s += x[r, j] * w[j]
+            q[t] = 2.0 * s + const
         new_side = _lower_half(q, half)
         if have and np.array_equal(new_side, side):
             break
         side, have = new_side, True
         order = np.concatenate((np.flatnonzero(side), np.flatnonzero(~side)))
-        _half_means(x, rows, order, half, 0, d, c0, c1)
-    return order
-
-
-@njit(**PARALLEL_JIT)
-def balanced_split_wide(
-    x: np.ndarray, rows: np.ndarray, c0: np.ndarray, c1: np.ndarray, max_iter: int
-) -> np.ndarray:
-    """``balanced_split`` of one large group, parallel within the group: the scores over row
-    chunks, the means over column chunks, each summed in the serial order, so the result is
-    the same bit for bit. (The top tree levels have fewer groups than threads: one core
-    did all the work of BKHK's first level, the largest.)"""
-    n, d = rows.shape[0], x.shape[1]
-    half = n // 2
-    q = np.empty(n)
-    side = np.zeros(n, dtype=np.bool_)
-    order = np.arange(n)
-    c0, c1 = c0.copy(), c1.copy()
-    chunks = 64
-    have = False
-    for _ in range(max_iter):
-        for b in prange(chunks):
-            lo, hi = b * n // chunks, (b + 1) * n // chunks
-            _scores(x, rows[lo:hi], c0, c1, q[lo:hi])
-        new_side = _lower_half(q, half)
-        if have and np.array_equal(new_side, side):
-            break
-        side, have = new_side, True
-        order = np.concatenate((np.flatnonzero(side), np.flatnonzero(~side)))
-        n0, n1 = np.zeros(d), np.zeros(d)
-        for b in prange(min(d, 8)):
-            _half_means(x, rows, order, half, b * d // min(d, 8), (b + 1) * d // min(d, 8), n0, n1)
-        c0, c1 = n0, n1
+        c0 = np.zeros(d)
+        c1 = np.zeros(d)
+        for t in range(n):
+            r = rows[order[t]]
+            if t < half:
+                for j in range(d):
+                    c0[j] += x[r, j]
+            else:
+                for j in range(d):
+                    c1[j] += x[r, j]
+        c0 /= max(half, 1)
+        c1 /= max(n - half, 1)
     return order
 
 

@@ -16,7 +16,6 @@ from core.methods.fmdc.jit import fmdc_sweep
 from core.numerics.jit.graph import (
     balanced_split,
     balanced_split_level,
-    balanced_split_wide,
     gather_csr_dot,
     gather_csr_mean,
     gather_dense_dot,
@@ -114,18 +113,6 @@ def test_balanced_split_level_equals_one_call_per_group(rng):
     for g, lo, (s0, s1) in zip(groups, offsets[:-1], seeds, strict=True):
         one = balanced_split(x, g, x[s0].copy(), x[s1].copy(), 100)
         np.testing.assert_array_equal(got[lo : lo + g.size], one)
-
-
-@pytest.mark.parametrize("n", [2, 3, 201, 1001])
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_balanced_split_wide_equals_the_serial_kernel_bit_for_bit(rng, n, dtype):
-    x = (rng.normal(size=(1200, 13)) + np.repeat([[0.0], [2.0]], 600, axis=0)).astype(dtype)
-    rows = np.sort(rng.choice(1200, n, replace=False))
-    c0, c1 = x[rows[0]].astype(np.float64), x[rows[-1]].astype(np.float64)
-    got = balanced_split_wide(x, rows, c0, c1, 100)
-    np.testing.assert_array_equal(got, balanced_split(x, rows, c0, c1, 100))
-    expect = naive.balanced_split(x.astype(np.float64), rows, c0, c1, 100)
-    assert set(got[: n // 2]) == set(expect[: n // 2])
 
 
 @pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="already without JIT")

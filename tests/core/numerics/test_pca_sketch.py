@@ -61,21 +61,3 @@ def test_group_means_of_float32_views_in_row_blocks(monkeypatch):
     want = np.stack([x[g].astype(np.float64).mean(axis=0) for g in groups])
     assert got.dtype == np.float64 and graphs.block_rows(1000, 7) >= 300
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
-
-
-def test_levels_of_few_large_groups_split_inside_each_group_with_the_same_result(monkeypatch):
-    rng = np.random.default_rng(6)
-    x = rng.normal(size=(900, 5)) + np.repeat(rng.normal(scale=4, size=(3, 5)), 300, axis=0)
-
-    def groups():
-        gen = anchors.bkhk_steps([x], 16, np.random.default_rng(0))
-        while True:
-            try:
-                next(gen)
-            except StopIteration as stop:
-                return stop.value[1]
-
-    serial = groups()
-    monkeypatch.setattr(anchors, "WIDE_ROWS", 100)  # levels 0-2 go to the wide kernel
-    for a, b in zip(groups(), serial, strict=True):
-        np.testing.assert_array_equal(a, b)
