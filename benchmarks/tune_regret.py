@@ -27,6 +27,7 @@ from core.data.atomic import atomic_write
 from core.data.io import load_dataset
 from core.data.preprocessing import preprocess
 from core.experiments.tune import CRITERIA, tune
+from core.methods import REGISTRY
 
 MAX_N = 2100  # larger files take too long for a grid on this shared machine; said in the table
 
@@ -35,7 +36,7 @@ def run(method: str, name: str, seeds: list[int]) -> dict | None:
     ds = load_dataset(datasets_dir() / name)
     if ds.labels is None or ds.n_samples > MAX_N:
         return None
-    views, _ = preprocess(ds.views, "auto")
+    views, _ = preprocess(ds.views, "auto", REGISTRY[method].auto_preprocessing)
     t0 = time.perf_counter()
     res = tune(method, views, {"n_clusters": ds.n_classes}, seeds=seeds, true_labels=ds.labels)
     best = max(c["acc"] for c in res.cells if np.isfinite(c["acc"]))

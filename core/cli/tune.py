@@ -78,8 +78,10 @@ def cmd_tune(args: argparse.Namespace) -> int:
     ds = select_views(load_data(args), args.views)
     fixed = base_params_for(method, collect_params(args, REGISTRY[method].param_spec), ds.n_classes)
     axes = [parse_grid(g, method) for g in args.grid] if args.grid else None
-    views, chosen = preprocess(
-        ds.views, args.preprocess.split(",") if "," in args.preprocess else args.preprocess
+    views, chosen = preprocess(  # auto follows the method's own rule, as in `mvc run`
+        ds.views,
+        args.preprocess.split(",") if "," in args.preprocess else args.preprocess,
+        REGISTRY[method].auto_preprocessing,
     )
     err = sys.stderr
     for name, how in zip(ds.view_names, chosen, strict=True):

@@ -10,8 +10,9 @@ unfitted and no global state behind.
 
 from __future__ import annotations
 
+import logging
 import time
-from collections.abc import Generator, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -24,6 +25,7 @@ from core.methods.docstrings import add_sections
 from core.methods.params import Param, ParamError, ParamSpec
 from core.methods.prediction import prediction_reference
 from core.numerics.precision import DTYPES, resolve_dtype
+from core.numerics.row_space import RowSpace, describe, is_wide, reduce_wide
 
 __all__ = [
     "COMMON_PARAMS",
@@ -39,6 +41,8 @@ __all__ = [
 ]
 
 STAGES = ("anchors", "graph", "init", "iterating", "postprocess", "done")
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -320,6 +324,29 @@ class BaseSolver(ClusterMixin, BaseEstimator):
         auto = self.resolve_defaults(n, self.n_clusters, dims, density)
         params = self.get_params()
         return {k: (auto.get(k) if v is None and k in auto else v) for k, v in params.items()}
+
+    def _in_row_space(
+        self,
+        views: list[View],
+        rep: Reporter,
+        stage: str,
+        which: Sequence[int] | None = None,
+        rule: Callable[[View], bool] = is_wide,
+    ) -> Generator[IterationState, None, tuple[list[View], list[RowSpace | None]]]:
+        """Views (``which``, default all) for which ``rule`` holds (default: wide) replaced by
+        their row-space coordinates (:mod:`core.numerics.row_space`: exact for steps that use
+        only inner products among samples); noted in ``resolved_params_["row_space"]`` and
+        the log. Returns the views to work on and, per view, its RowSpace (None: kept)."""
+        idx = range(len(views)) if which is None else which
+        if not any(rule(views[i]) for i in idx):
+            return views, [None] * len(views)
+        yield rep.stage(stage, 0.0, "wide views: moving to the sample space")
+        out, spaces = reduce_wide(views, idx, rule)
+        note = describe(spaces)
+        self.resolved_params_["row_space"] = note
+        _log.info("%s works in the sample space of wide views: %s", type(self).__name__, note)
+        yield rep.stage(stage, 0.0, f"sample space: {note}")
+        return out, spaces
 
     def _check_input(self, views: list[View]) -> None:
         """Data-dependent checks (e.g. anchors <= n); raise DataError or ParamError."""

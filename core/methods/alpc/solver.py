@@ -24,6 +24,7 @@ from core.methods.base import (
 from core.methods.params import Param, ParamError, ParamSpec
 from core.numerics.kmeans import kmeans_steps
 from core.numerics.linalg import row_normalize
+from core.numerics.row_space import lift_all, with_axes
 from core.numerics.threads import blas_single
 from core.numerics.view_products import sq_norm
 
@@ -34,8 +35,11 @@ __all__ = ["ALPC"]
 FORMULATIONS = ("code", "code_exactP", "paper")
 
 
-#: automatic λ1 per sample: the authors' BBCSport demo (λ1 = 90 at n = 544), docs/defaults.md
-LAMBDA1_PER_SAMPLE = 90 / 544
+#: automatic λ1 = LAMBDA1_PER_ENTRY_ENERGY · n · (mean squared entry of the views), i.e.
+#: β·Σ_v‖X_v‖²/Σ_v d_v: J(sX; λ1) = s²·J(X; λ1/s²) and the anchor term does not grow with n, so
+#: λ1 must scale with n·s²; β = 3.16 is the authors' BBCSport demo (λ1 = 90, n = 544, mean
+#: squared entry 0.0524), the other files held out (docs/defaults.md)
+LAMBDA1_PER_ENTRY_ENERGY = 3.16
 #: automatic stopping: relative change of the objective (scale- and n-free)
 AUTO_REL_TOL = 1e-3
 #: automatic anchors: 10 per cluster, fewer when c is large (the cost grows as M³)
@@ -119,8 +123,9 @@ class ALPC(BaseSolver):
                 None,
                 "λ1: how strongly the anchors are pulled towards a c-dimensional cluster basis "
                 "(demos: 90 for BBCSport, 1e4 for Wiki). The anchor term does not grow with n "
-                f"while the others do: automatic λ1 = {LAMBDA1_PER_SAMPLE:g}·n, the authors' "
-                "BBCSport value per sample, so it means the same at any n.",
+                "nor with the feature scale while the others do: automatic "
+                f"λ1 = {LAMBDA1_PER_ENTRY_ENERGY:g}·Σ_v‖X_v‖²/Σ_v d_v (n times the mean squared "
+                "entry; 90 on the authors' BBCSport), so it means the same at any n and scale.",
                 low=1e-4,
                 high=1e9,
                 log=True,
@@ -238,11 +243,14 @@ class ALPC(BaseSolver):
         return int(8 * (n_samples * per_sample + 4 * sum(dims) * mm + 4 * mm * mm))
 
     def resolve_defaults(self, n, c, dims, density):  # type: ignore[override]
-        return {
-            "anchors_per_cluster": auto_anchors_per_cluster(c),
-            "lambda1": LAMBDA1_PER_SAMPLE * n,
-            "tol": AUTO_REL_TOL,
-        }
+        return {"anchors_per_cluster": auto_anchors_per_cluster(c), "tol": AUTO_REL_TOL}
+
+    def _resolve_params(self, views: list[View]) -> dict:
+        params = super()._resolve_params(views)
+        if self.lambda1 is None:  # needs the data's energy, not only its shape
+            energy = sum(sq_norm(x) for x in views) / sum(x.shape[1] for x in views)
+            params["lambda1"] = float(np.clip(LAMBDA1_PER_ENTRY_ENERGY * energy, 1e-4, 1e9))
+        return params
 
     def _run_incomplete(
         self, views: list[View], observed: np.ndarray, rep: Reporter
@@ -268,10 +276,18 @@ class ALPC(BaseSolver):
         # an explicit tol keeps the authors' rule on J/E²; automatic: relative change of J
         relative, tol = self.tol is None, float(self.resolved("tol"))
         yield rep.stage("init", 0.0, f"ALPC: {m * c} anchors ({m} per cluster), {mode}")
+        spaces: list = [None] * len(views)
+        if observed is None:
+            # exact: from U = I_{d×c}, every iterate stays in the row space plus the first c
+            # axes (core/numerics/row_space.py, AxesRowSpace)
+            _, found = yield from self._in_row_space(views, rep, "init")
+            spaces = [None if s is None else with_axes(s, c) for s in found]
+            views = [x if s is None else s.coords for x, s in zip(views, spaces, strict=True)]
         sq_norms = [sq_norm(x) for x in views]
         energy2 = max(sum(sq_norms), 1e-300) ** 2
         dims = [x.shape[1] for x in views]
         st = updates.init_state(dims, n, c, m)
+        st.u = [u if s is None else s.start for u, s in zip(st.u, spaces, strict=True)]
         groups = None if observed is None else incomplete.patterns(observed)
         if simplex == "none" and updates.use_gram(n, dims) and observed is None:
             msg = f"Gram matrix of the {sum(dims)} features (iterations then cost O(D²M))"
@@ -330,14 +346,14 @@ class ALPC(BaseSolver):
             n_iter=it,
             converged=converged,
             view_weights=None,  # ALPC learns no view weights (spec §11)
-            anchors=[np.ascontiguousarray(a.T) for a in st.a],
+            anchors=lift_all(spaces, [np.ascontiguousarray(a.T) for a in st.a]),
             anchor_graph=zt,
             history=extra,
             attributes={
                 "anchor_indicator_": st.p,
                 "anchor_clusters_": np.argmax(st.p, axis=0).astype(np.int64),
                 "sample_indicator_": rt,
-                "cluster_bases_": st.u,
+                "cluster_bases_": [b.T for b in lift_all(spaces, [u.T for u in st.u])],
                 "n_anchors_": m * c,
                 "recon_share_": recon / max(recon.sum(), 1e-300),
             },

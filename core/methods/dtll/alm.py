@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from core.methods.dtll.updates import alpha_step, label_step, nuclear_gradient, transmission
 from core.numerics.tensor import schatten_p_norm, schatten_prox
 
-__all__ = ["MU0", "AlmParams", "AlmState", "alm_step"]
+__all__ = ["MU0", "AlmParams", "AlmState", "alm_step", "hold_ties"]
 
 MU0, RHO, MU_MAX = 1e-5, 1.1, 1e9  # ALM schedule of the paper's Algorithm 3.1
 
@@ -33,6 +33,8 @@ class AlmState:
     big_m: np.ndarray
     alpha: np.ndarray
     mu: float
+    #: per view, the rows of samples missing it (incomplete views; dtll/incomplete.py)
+    missing: list[np.ndarray] | None = None
     grads: list[tuple[np.ndarray, float]] = field(default_factory=list)
     tensor_term: float | None = None
 
@@ -48,6 +50,13 @@ class AlmParams:
     repair_empty: bool
 
 
+def hold_ties(q: np.ndarray, rows: np.ndarray, labels: np.ndarray) -> None:
+    """Rows without data in a view: only the tensor term speaks; where it does not yet
+    (𝒥 = ℳ = 0 at the start) the current label stays instead of the first cluster."""
+    if rows.size:
+        q[rows, labels[rows]] += 1e-12 * (1.0 + float(np.abs(q[rows]).max()))
+
+
 def alm_step(
     graphs: list[sp.csr_matrix], st: AlmState, c: int, params: AlmParams
 ) -> tuple[float, dict[str, float]]:
@@ -60,6 +69,8 @@ def alm_step(
     for v in range(nv):
         h = st.grads[v][0] if st.grads else _gradient(graphs[v], st, v, c)[0]
         q = weight[v] * (graphs[v] @ h) + st.mu * st.big_j[:, :, v] - st.big_m[:, :, v]
+        if st.missing is not None:
+            hold_ties(q, st.missing[v], st.view_labels[v])
         new, fixed = label_step(q, params.repair_empty)
         changed += int(np.count_nonzero(new != st.view_labels[v]))
         repairs += fixed

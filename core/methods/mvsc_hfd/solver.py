@@ -25,12 +25,26 @@ from core.methods.mvsc_hfd import incomplete, updates
 from core.methods.params import Param, ParamError, ParamSpec
 from core.numerics.kmeans import kmeans_steps
 from core.numerics.linalg import row_normalize
+from core.numerics.row_space import has_more_features
 from core.numerics.threads import blas_single
 from core.numerics.view_products import sq_norm
 
 log = logging.getLogger(__name__)
 
+#: first-layer cost (Σ d_v·l_1² over views with more features than samples) above which
+#: ``feature_space="auto"`` works in the row space: 3Sources (169 x ~3,500) costs 1e10
+#: (54 s for 10 iterations), MSRC-v1's 210 x 1302 view 6e6 (stays on the authors' path)
+ROW_SPACE_FLOPS = 1e9
+
 __all__ = ["MVSCHFD"]
+
+#: automatic RMS sample norm the views are scaled to (docs/defaults.md): the model rebuilds a
+#: sample as P_v A z with orthonormal P_v A and z on the simplex, so inside the unit ball;
+#: z-scored samples (norm sqrt(D), 20-50) make the simplex projection of the Z-step one-hot
+SAMPLE_NORM = 0.5
+#: automatic anchors per cluster: with samples at the model's scale Z is soft, and 2c anchors
+#: beat c (at the authors' scale Z is one-hot and more anchors did not help)
+ANCHORS_PER_CLUSTER = 2
 
 
 @register
@@ -99,10 +113,24 @@ class MVSCHFD(BaseSolver):
                 "n_anchors",
                 "int",
                 None,
-                "Number of anchors m (at least the number of clusters). Automatic: m = number of "
-                "clusters, as in the authors' code.",
+                "Number of anchors m (at least the number of clusters). The authors' code uses "
+                f"m = number of clusters. Automatic: {ANCHORS_PER_CLUSTER} per cluster.",
                 low=2,
                 high=10_000,
+                allow_none=True,
+                advanced=True,
+            ),
+            Param(
+                "sample_norm",
+                "float",
+                None,
+                "The views are scaled by one factor so that the root-mean-square norm of a "
+                "sample (all views together) is this: the model rebuilds samples inside the "
+                "unit ball, and this value sets how soft the anchor graph is (large: one anchor "
+                "per sample). 0 keeps the data as given (the authors' code). Automatic: "
+                f"{SAMPLE_NORM:g}.",
+                low=0.0,
+                high=1e6,
                 allow_none=True,
                 advanced=True,
             ),
@@ -196,6 +224,20 @@ class MVSCHFD(BaseSolver):
                 high=200,
                 advanced=True,
             ),
+            Param(
+                "feature_space",
+                "choice",
+                "auto",
+                "Where the first layer acts on views with more features than samples: the "
+                "'original' features (the authors' path: a d_v x l_1 polar factor per view and "
+                "iteration, O(d_v·l_1²)), or their 'row_space' (n coordinates with the same inner "
+                "products; the layer widths then descend from the row-space dimension). The "
+                "objective's optimum is the same; the layers' arbitrary completions and the "
+                "widths differ. Automatic: the row space when the original first layers would "
+                "cost over 1e9 flops per iteration.",
+                choices=("auto", "original", "row_space"),
+                advanced=True,
+            ),
         )
         + DTYPE_PARAM
     )
@@ -206,6 +248,7 @@ class MVSCHFD(BaseSolver):
         *,
         depth: int = 5,
         n_anchors: int | None = None,
+        sample_norm: float | None = None,
         layer_rule: str = "shared",
         first_width: int | None = None,
         max_iter: int = 10,
@@ -215,12 +258,14 @@ class MVSCHFD(BaseSolver):
         z_init: str = "first_m",
         embedding: str = "svd_Z",
         kmeans_n_init: int = 50,
+        feature_space: str = "auto",
         random_state: int | None = 0,
         dtype: str = "auto",
     ) -> None:
         self.n_clusters = n_clusters
         self.depth = depth
         self.n_anchors = n_anchors
+        self.sample_norm = sample_norm
         self.layer_rule = layer_rule
         self.first_width = first_width
         self.max_iter = max_iter
@@ -230,21 +275,54 @@ class MVSCHFD(BaseSolver):
         self.z_init = z_init
         self.embedding = embedding
         self.kmeans_n_init = kmeans_n_init
+        self.feature_space = feature_space
         self.random_state = random_state
         self.dtype = dtype
 
     def resolve_defaults(self, n, c, dims, density):  # type: ignore[override]
-        # m = c, the authors' code: on MSRC-v1_6view 2c-6c anchors lowered ACC from 0.895 to
-        # 0.78-0.79, and on the synthetic scale data they did not help (docs/defaults.md)
-        return {"n_anchors": c}
+        # samples scaled into the model's unit ball, 2c anchors (docs/defaults.md)
+        return {"n_anchors": min(ANCHORS_PER_CLUSTER * c, n), "sample_norm": SAMPLE_NORM}
 
     def _anchor_count(self) -> int:
-        return self.n_clusters if self.n_anchors is None else int(self.n_anchors)
+        m = self.resolved("n_anchors")
+        return self.n_clusters if m is None else int(m)
+
+    def _scaled(self, views: list[View], observed: np.ndarray | None) -> list[View]:
+        """The views times one factor giving RMS sample norm ``sample_norm`` (0: as given)."""
+        target = float(self.resolved("sample_norm") or 0.0)
+        if target <= 0:
+            return views
+        counts = [views[0].shape[0]] * len(views) if observed is None else observed.sum(axis=0)
+        mean_sq = sum(sq_norm(x) / max(int(k), 1) for x, k in zip(views, counts, strict=True))
+        if mean_sq <= 0:
+            return views
+        factor = target / np.sqrt(mean_sq)
+        return [x * x.dtype.type(factor) for x in views]
 
     def _widths(self, views: list[View]) -> list[list[int]]:
         last = max(self.n_clusters, self._anchor_count())
         dims = [x.shape[1] for x in views]
         return updates.layer_widths(dims, last, self.depth, self.layer_rule, self.first_width)
+
+    def _row_space_wanted(self, views: list[View]) -> bool:
+        """``feature_space``: 'auto' is the row space when the first layers' polar factors
+        (d_v x l_1 each, about d_v·l_1² flops) would exceed ROW_SPACE_FLOPS per iteration
+        and the row space (dimension <= n, narrower layers) cuts that at least 4-fold."""
+        if self.feature_space != "auto":
+            return self.feature_space == "row_space"
+        n, dims = views[0].shape[0], [x.shape[1] for x in views]
+        if not any(has_more_features(x) for x in views):
+            return False
+        original = self._first_layer_flops(dims)
+        return (
+            original > ROW_SPACE_FLOPS
+            and 4 * self._first_layer_flops([min(d, n) for d in dims]) <= original
+        )
+
+    def _first_layer_flops(self, dims: list[int]) -> float:
+        last = max(self.n_clusters, self._anchor_count())
+        widths = updates.layer_widths(dims, last, self.depth, self.layer_rule, self.first_width)
+        return float(sum(d * w[0] ** 2 for d, w in zip(dims, widths, strict=True)))
 
     def _check_input(self, views: list[View]) -> None:
         m, n = self._anchor_count(), views[0].shape[0]
@@ -263,7 +341,7 @@ class MVSCHFD(BaseSolver):
 
     @classmethod
     def estimate_memory(cls, n_samples, dims, params) -> int:  # type: ignore[override]
-        m = params.get("n_anchors") or params.get("n_clusters", 2)
+        m = params.get("n_anchors") or ANCHORS_PER_CLUSTER * int(params.get("n_clusters", 2))
         first = min(min(dims), updates.WIDTH_CAP)
         return int(8 * (6 * n_samples * m + 3 * sum(dims) * first))
 
@@ -277,7 +355,13 @@ class MVSCHFD(BaseSolver):
         self, views: list[View], rep: Reporter, observed: np.ndarray | None = None
     ) -> Generator[IterationState, None, FitResult]:
         n, c, m = views[0].shape[0], self.n_clusters, self._anchor_count()
+        views = self._scaled(views, observed)
         rng = seed_streams(self.random_state, ["anchors", "init", "postprocess_kmeans"])
+        spaces: list = [None] * len(views)
+        if self._row_space_wanted(views):
+            views, spaces = yield from self._in_row_space(
+                views, rep, "init", rule=has_more_features
+            )
         widths = self._widths(views)
         dims = [x.shape[1] for x in views]
         yield rep.stage("init", 0.0, f"MVSC-HFD: depth {self.depth}, widths {widths[0]}, m={m}")
@@ -347,9 +431,18 @@ class MVSCHFD(BaseSolver):
                 "embedding_": emb,
                 "effective_weights_": alpha2 / alpha2.sum(),
                 "view_weight_history_": np.array(alphas),
-                "layers_": st.w,
+                "layers_": _lift_first_layers(st.w, spaces),
                 "layer_widths_": widths,
                 "residual_norms_": f,
                 "n_anchors_": m,
             },
         )
+
+
+def _lift_first_layers(layers: list[list[np.ndarray]], spaces: list) -> list[list[np.ndarray]]:
+    """First layers learned in a view's row space (r x l_1) as feature-space maps (d_v x l_1),
+    so ``layers_`` means the same whichever space the run used."""
+    return [
+        ws if sp_ is None else [sp_.lift(ws[0][: sp_.coords.shape[1]].T).T, *ws[1:]]
+        for ws, sp_ in zip(layers, spaces, strict=True)
+    ]

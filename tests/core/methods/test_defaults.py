@@ -101,7 +101,26 @@ def test_cli_shows_the_auto_choice_and_the_automatic_values(capsys, tmp_path):
     err = capsys.readouterr().err
     assert "auto preprocessing for mvsc-hfd: z-score every feature" in err
     assert err.count(": auto: zscore") == 4  # every view, by the method's rule
-    assert "automatic parameters: n_anchors=3" in err  # MVSC-HFD: m = c (authors' code)
+    assert "automatic parameters: n_anchors=6, sample_norm=0.5" in err  # MVSC-HFD: 2c
     saved = json.loads(record.read_text())
     assert saved["preprocessing"] == ["auto: zscore"] * 4
-    assert saved["resolved_params"]["n_anchors"] == 3
+    assert saved["resolved_params"]["n_anchors"] == 6
+
+
+def test_alpc_automatic_lambda1_follows_the_data_scale_and_n():
+    """J(sX; λ1) = s²·J(X; λ1/s²): with λ1 in units of the energy per feature Σ‖X_v‖²/Σd_v,
+    scaling the data leaves the fit unchanged (same labels); an explicit λ1 wins."""
+    from core.methods.alpc.solver import ALPC, LAMBDA1_PER_ENTRY_ENERGY
+
+    ds = load_demo("blobs_noisy_view")
+    views = [np.asarray(x[::2], dtype=float) for x in ds.views]
+    energy = sum(float(np.sum(x**2)) for x in views) / sum(x.shape[1] for x in views)
+    kw = {"anchors_per_cluster": 2, "max_iter": 8}
+    base = ALPC(ds.n_classes, **kw).fit(views)
+    scaled = ALPC(ds.n_classes, **kw).fit([30.0 * x for x in views])
+    assert base.resolved_params_["lambda1"] == pytest.approx(LAMBDA1_PER_ENTRY_ENERGY * energy)
+    assert scaled.resolved_params_["lambda1"] == pytest.approx(
+        900 * LAMBDA1_PER_ENTRY_ENERGY * energy
+    )
+    np.testing.assert_array_equal(base.labels_, scaled.labels_)
+    assert ALPC(ds.n_classes, lambda1=5.0, **kw).fit(views).resolved_params_["lambda1"] == 5.0

@@ -46,7 +46,8 @@ def test_layer_widths_follow_the_code_and_paper_rules():
 @pytest.mark.parametrize("w_update", ["code_cache", "exact"])
 def test_invariants_and_objective_identity(blobs, w_update):
     views, truth = blobs
-    s = MVSCHFD(3, depth=3, w_update=w_update).fit(views)
+    # the authors' path: m = c anchors, data as given (the objective is on the views passed)
+    s = MVSCHFD(3, depth=3, w_update=w_update, n_anchors=3, sample_norm=0).fit(views)
     assert accuracy(truth, s.labels_) == 1.0
     z = s.anchor_graph_
     assert z.shape == (150, 3) and z.min() >= 0 and np.allclose(z.sum(1), 1.0)
@@ -107,7 +108,7 @@ def test_sparse_views_give_the_dense_result():
 def test_narrow_view_is_padded_and_options_run(blobs):
     views, truth = blobs
     narrow = [views[0][:, :2], *views[1:]]  # 2 features < 3 clusters
-    s = MVSCHFD(3, depth=2).fit(narrow)
+    s = MVSCHFD(3, depth=2, n_anchors=3).fit(narrow)
     assert s.layers_[0][0].shape == (3, 3)
     for kw in (
         {"z_init": "random_m", "embedding": "normalized", "kmeans_n_init": 1},
@@ -135,5 +136,26 @@ def test_msrc_6view_reproduces_the_paper(benchmark_file):
 
     ds = load_dataset(benchmark_file("MSRC-v1_6view.mat"))
     views, _ = preprocess(ds.views, "zscore")
-    s = MVSCHFD(ds.n_classes, random_state=0).fit(views)
+    # the authors' code: m = c anchors, the z-scored data as given
+    paper = {"n_anchors": ds.n_classes, "sample_norm": 0}
+    s = MVSCHFD(ds.n_classes, random_state=0, **paper).fit(views)
     assert accuracy(ds.labels, s.labels_) >= 0.85  # paper 0.8952 (measured: 0.8952)
+
+
+def test_default_scales_samples_into_the_models_unit_ball(blobs):
+    """Automatic: samples scaled to RMS norm 0.5 (one factor for all views), 2c anchors; the
+    recorded objective is the one of the scaled views; explicit values win."""
+    views, truth = blobs
+    s = MVSCHFD(3, depth=3).fit(views)
+    assert s.resolved_params_["sample_norm"] == 0.5 and s.n_anchors_ == 6
+    assert accuracy(truth, s.labels_) == 1.0
+    factor = 0.5 / np.sqrt(sum(np.sum(x**2) for x in views) / 150)
+    dense = sum(
+        a**2 * np.sum((factor * x.T - _product(w) @ s.anchors_ @ s.anchor_graph_.T) ** 2)
+        for x, w, a in zip(views, s.layers_, s.view_weights_, strict=True)
+    )
+    assert s.objective_history_[-1] == pytest.approx(dense, rel=1e-9)
+    # soft anchor graph at this scale, one-hot rows at the authors' scale
+    given = MVSCHFD(3, depth=3, n_anchors=6, sample_norm=0).fit(views)
+    assert np.count_nonzero(s.anchor_graph_) > 1.5 * np.count_nonzero(given.anchor_graph_)
+    assert MVSCHFD(3, sample_norm=2.0, n_anchors=3).fit(views).n_anchors_ == 3
