@@ -148,10 +148,11 @@ class FMDC(BaseSolver):
                 "bkhk_space",
                 "choice",
                 "auto",
-                "Where BKHK forms its balanced groups: the full features, or a 64-dim random "
-                "projection (one pass over the data; anchors are still means of the original "
-                "features). Automatic: the projection above 5e7 stored values.",
-                choices=("auto", "full", "sketch"),
+                "Where BKHK forms its balanced groups: the full features, a 64-dim random "
+                "projection (one pass over the data), or the top 64 principal directions "
+                "(four passes); anchors are still means of the original features. Automatic: "
+                "the principal directions above 5e6 stored values and 128 features.",
+                choices=("auto", "full", "sketch", "pca"),
                 advanced=True,
             ),
             Param(
