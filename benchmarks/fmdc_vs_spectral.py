@@ -10,6 +10,7 @@ the speed ratio; appends the result to docs/benchmarks/fmdc_vs_spectral.md.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from datetime import date
@@ -65,7 +66,8 @@ def main() -> int:
         f"\n## {args.file} ({ds.n_samples} samples, views {'/'.join(map(str, ds.dims))}), "
         f"{date.today()}, commit {git_rev()}, {machine()}\n\n"
         f"Command: `python benchmarks/fmdc_vs_spectral.py --file {args.file} --seeds "
-        f"{args.seeds}`; preprocessing {sorted(set(chosen))}; means over {args.seeds} seeds."
+        f"{args.seeds}`; preprocessing {sorted(set(chosen))}; means over {args.seeds} seeds; "
+        f"load average at the end {os.getloadavg()[0]:.1f} (both timed in the same run)."
         "\n\n| method | time (s) | ACC | NMI |\n|---|---|---|---|\n"
         f"| FMDC (m=1024, k=15) | {r[0]:.2f} | {r[1]:.4f} | {r[2]:.4f} |\n"
         f"| sklearn SpectralClustering (kNN affinity, k=10) | {r[3]:.2f} | {r[4]:.4f} | "

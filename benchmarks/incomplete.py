@@ -1,7 +1,7 @@
 """Incomplete views: our handling against zero-filling and mean-imputing the missing views.
 
     MVC_DATASETS=../shared/datasets python benchmarks/incomplete.py [--rates 0.1,0.3,0.5]
-        [--seeds 3] [--datasets Handwritten.mat,...] [--methods fmdc,mvsc-hfd]
+        [--seeds 3] [--datasets Handwritten.mat,...] [--methods fmdc,dtll,mvsc-hfd]
 
 On complete shared files, views are removed from 10 / 30 / 50 % of the samples (each keeps
 at least one view; core.experiments.amputation, 3 seeds). Per method, with default
@@ -9,9 +9,9 @@ parameters and the method's usual preprocessing, ACC of
 (a) incomplete handling (``observed=`` mask: missing rows never read),
 (b) zero-filling (missing rows set to 0 in the raw features, then preprocessing),
 (c) mean-imputing (missing rows set to the view's mean over its observed samples, then
-preprocessing). (a) is given the views of (c): its values in missing rows are not read, and
-the preprocessing statistics are then those of the observed samples (per-feature means
-unchanged by mean-imputing). The peer is k-means on the concatenated mean-imputed views.
+preprocessing). (a) gets each view preprocessed on the samples that have it
+(core.data.missing.preprocess_observed, as ``mvc run`` and the app do); its missing rows are
+zero and never read. The peer is k-means on the concatenated mean-imputed views.
 Methods without incomplete support get (b) and (c) only. Also BDGP_fea.mat as the
 incomplete data it is (its indicator). Writes docs/benchmarks/incomplete.md.
 """
@@ -29,6 +29,7 @@ import numpy as np
 from _common import DOCS, datasets_dir, git_rev, machine
 from core.data.atomic import atomic_write
 from core.data.io import load_dataset
+from core.data.missing import preprocess_observed
 from core.data.preprocessing import preprocess
 from core.experiments.amputation import amputation_mask, fill_missing
 from core.methods import REGISTRY
@@ -36,10 +37,17 @@ from core.numerics.metrics import accuracy
 
 DATASETS = ["Handwritten.mat", "MSRC-v1_5view.mat", "BBCSport.mat", "Hdigit.mat"]
 #: preprocessing each method's quality cases use (docs/benchmarks/quality_*.md)
-PREP = {"fmdc": "auto", "mvsc-hfd": "zscore", "kmeans-concat": "auto", "alpc": "zscore"}
+PREP = {
+    "fmdc": "auto",
+    "dtll": "auto",
+    "mvsc-hfd": "zscore",
+    "kmeans-concat": "auto",
+    "alpc": "zscore",
+}
 PEER = "kmeans-concat"
-LARGE = 5000  # above this many samples only FMDC and the peer run, above this many features
-# no MVSC-HFD (runtime: its d_v x 1024 layers on BBCSport's 6386 features take minutes a run)
+LARGE = 5000  # above this many samples only ANY_SIZE methods run, above this many
+# features no MVSC-HFD (runtime: its d_v x 1024 layers on BBCSport's 6386 features take minutes)
+ANY_SIZE = ("fmdc", "dtll", "alpc", PEER)
 
 
 def run_one(method: str, views, labels, c: int, seed: int, observed=None) -> float:
@@ -57,7 +65,8 @@ def arms(method: str, ds, rate: float, seed: int) -> dict[str, float]:
     if method == PEER:
         return {"c": run_one(method, mean, ds.labels, c, seed)}
     if REGISTRY[method].supports_incomplete:
-        out["a"] = run_one(method, mean, ds.labels, c, seed, observed=mask)
+        own, _ = preprocess_observed(ds.views, prep, observed=mask)
+        out["a"] = run_one(method, own, ds.labels, c, seed, observed=mask)
     out["b"] = run_one(method, zero, ds.labels, c, seed)
     out["c"] = run_one(method, mean, ds.labels, c, seed)
     return out
@@ -81,9 +90,9 @@ def bdgp(methods: list[str], seeds: list[int]) -> list[str]:
             continue
         prep = PREP.get(method, "auto")
         mask = ds.observed
-        mean, _ = preprocess(fill_missing(ds.views, mask, "mean"), prep)
+        own, _ = preprocess_observed(ds.views, prep, observed=mask)
         raw, _ = preprocess(ds.views, prep)
-        a = [run_one(method, mean, ds.labels, ds.n_classes, s, observed=mask) for s in seeds]
+        a = [run_one(method, own, ds.labels, ds.n_classes, s, observed=mask) for s in seeds]
         b = [run_one(method, raw, ds.labels, ds.n_classes, s) for s in seeds]
         cells = " | ".join(f"{np.mean(r):.3f} ± {np.std(r):.3f}" for r in (a, b))
         lines.append(f"| {method} | {cells} |")
@@ -96,7 +105,7 @@ def main() -> None:
     ap.add_argument("--rates", default="0.1,0.3,0.5")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--datasets", default=",".join(DATASETS))
-    ap.add_argument("--methods", default="fmdc,mvsc-hfd," + PEER)
+    ap.add_argument("--methods", default="fmdc,dtll,mvsc-hfd," + PEER)
     ap.add_argument("--out", default=str(DOCS / "incomplete.md"))
     args = ap.parse_args()
     rates = [float(r) for r in args.rates.split(",")]
@@ -122,7 +131,7 @@ def main() -> None:
         ds = load_dataset(datasets_dir() / name)
         for method in methods:
             wide = sum(ds.dims) > LARGE and method == "mvsc-hfd"
-            if wide or (ds.n_samples > LARGE and method not in ("fmdc", PEER)):
+            if wide or (ds.n_samples > LARGE and method not in ANY_SIZE):
                 continue
             for rate in rates:
                 t0 = time.perf_counter()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication
@@ -88,9 +89,12 @@ def main(argv: list[str] | None = None) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)
+    from mvc_gui.model.data_stores import remove_orphan_stores
     from mvc_gui.resources import stylesheet
     from mvc_gui.window.main_window import MainWindow
 
+    # data a killed session left in the temp folder (GBs at 1M samples), off the start path
+    threading.Thread(target=remove_orphan_stores, daemon=True).start()
     app.setStyleSheet(stylesheet())
     win = MainWindow(QSettings())
     w, _, h = args.size.partition("x")

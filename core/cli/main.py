@@ -24,8 +24,8 @@ from core.cli.params import add_param_flags, collect_params
 from core.cli.predict import add_predict_parser, cmd_predict
 from core.cli.tune import add_tune_parser, cmd_tune
 from core.data.dataset import DataError, MultiViewDataset
-from core.data.preprocessing import AUTO_RULES, preprocess
-from core.experiments.amputation import fill_missing
+from core.data.missing import preprocess_observed
+from core.data.preprocessing import AUTO_RULES
 from core.methods import REGISTRY
 from core.methods.base import IterationState, normalized_weights
 from core.methods.params import ParamError
@@ -166,13 +166,8 @@ def cmd_run(full: argparse.Namespace) -> int:
             "handles incomplete views"
         )
     pp = full.preprocess.split(",") if "," in full.preprocess else full.preprocess
-    if ds.observed is not None:  # missing rows are never read: fill them so that they do not
-        # shift preprocessing statistics (z-score means) away from the observed samples
-        views, chosen = preprocess(
-            fill_missing(ds.views, ds.observed, "mean"), pp, cls.auto_preprocessing
-        )
-    else:
-        views, chosen = preprocess(ds.views, pp, cls.auto_preprocessing)
+    # incomplete views: statistics from each view's observed samples (missing rows never read)
+    views, chosen = preprocess_observed(ds.views, pp, cls.auto_preprocessing, ds.observed)
     err = sys.stderr
     for note in ds.warnings:  # what loading repaired, imputed or left out: never silent
         err.write(f"note: {note}\n")

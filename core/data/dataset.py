@@ -84,6 +84,33 @@ def _finite_problem(view: View, index: int) -> str | None:
     )
 
 
+#: Above this many stored values (400 MB as float64) a dataset holds its views as float32:
+#: half the memory in every process that maps them (loader, GUI, solver and layout children),
+#: and the anchor methods then compute in float32 (docs/benchmarks/float32.md).
+FLOAT32_ABOVE = 50_000_000
+
+
+def stored_values(views: Sequence[object]) -> int:
+    """Values stored by ``views``: dense entries, or a sparse view's non-zeros."""
+    total = 0
+    for x in views:
+        if sp.issparse(x):
+            total += int(x.nnz)
+        else:
+            total += int(np.prod(getattr(x, "shape", None) or np.shape(x)))
+    return total
+
+
+def holding_dtype(views: Sequence[object]) -> type:
+    """float32 for data of more than ``FLOAT32_ABOVE`` values, else float64."""
+    return np.float32 if stored_values(views) > FLOAT32_ABOVE else np.float64
+
+
+def _value_dtype(x: object) -> np.dtype | None:
+    dtype = getattr(x, "dtype", None)
+    return None if dtype is None else np.dtype(dtype)
+
+
 def check_views(
     views: Sequence[object],
     n_clusters: int | None = None,
@@ -142,7 +169,8 @@ class MultiViewDataset:
 
     Attributes
     ----------
-    views : list of (n, d_v) arrays, dense float64 or CSR.
+    views : list of (n, d_v) arrays, dense or CSR; float64, or float32 when the data hold
+        more than ``FLOAT32_ABOVE`` values (see :func:`holding_dtype`).
     labels : (n,) int array with values 0..c-1, or None.
     view_names, class_names : display names.
     name : short dataset name; source : where it came from (path or "demo:...").
@@ -167,8 +195,16 @@ class MultiViewDataset:
     observed: np.ndarray | None = None
 
     def __post_init__(self) -> None:
-        views = check_views(self.views)
+        given = self.views
+        dtype = holding_dtype(given)
+        views = check_views(given, dtype=dtype)
         object.__setattr__(self, "views", views)
+        if dtype == np.float32 and any(_value_dtype(v) != np.float32 for v in given):
+            note = (
+                f"held as float32 ({stored_values(views):,} values, more than "
+                f"{FLOAT32_ABOVE:,}): half the memory of float64"
+            )
+            object.__setattr__(self, "warnings", [*self.warnings, note])
         n = views[0].shape[0]
         if self.sample_ids is not None:
             ids = np.asarray(self.sample_ids).astype(str).ravel()

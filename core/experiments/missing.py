@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from core.data.dataset import DataError, View
+from core.data.missing import preprocess_observed
 from core.data.preprocessing import preprocess
 from core.experiments.amputation import FILLS, amputation_mask, fill_missing
 from core.experiments.parallel import CancelCheck, CancelFlag
@@ -69,10 +70,11 @@ def _run_trial(trial: Trial, shared: tuple[Any, ...], cancelled: CancelCheck) ->
     mask = amputation_mask(views[0].shape[0], len(views), trial.level, trial.seed)
     cls = classes[trial.method]
     own = cls.supports_incomplete
-    # own handling: the mean fill only keeps preprocessing statistics those of the observed
-    # samples; the filled rows are not read
-    filled = fill_missing(views, mask, "mean" if own else fill)
-    prepared, _ = preprocess(filled, prep)
+    # own handling: each view preprocessed on its observed samples (missing rows never read)
+    if own:
+        prepared, _ = preprocess_observed(views, prep, observed=mask)
+    else:
+        prepared, _ = preprocess(fill_missing(views, mask, fill), prep)
     solver = cls.from_params(trial.params)
     return fit_and_score(solver, prepared, truth, cancelled, mask if own else None)
 

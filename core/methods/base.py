@@ -10,8 +10,9 @@ unfitted and no global state behind.
 
 from __future__ import annotations
 
+import logging
 import time
-from collections.abc import Generator, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -24,6 +25,7 @@ from core.methods.docstrings import add_sections
 from core.methods.params import Param, ParamError, ParamSpec
 from core.methods.prediction import prediction_reference
 from core.numerics.precision import DTYPES, resolve_dtype
+from core.numerics.row_space import RowSpace, describe, is_wide, reduce_wide
 
 __all__ = [
     "COMMON_PARAMS",
@@ -34,11 +36,14 @@ __all__ = [
     "IterationState",
     "Reporter",
     "normalized_weights",
+    "observed_rows",
     "register",
     "seed_streams",
 ]
 
 STAGES = ("anchors", "graph", "init", "iterating", "postprocess", "done")
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -311,15 +316,43 @@ class BaseSolver(ClusterMixin, BaseEstimator):
             return getattr(self, "resolved_params_", {}).get(name)
         return value
 
-    def _resolve_params(self, views: list[View]) -> dict[str, Any]:
+    def _resolve_params(
+        self, views: list[View], observed: np.ndarray | None = None
+    ) -> dict[str, Any]:
+        """Automatic values from the data; ``observed``: only those rows of each view count
+        (placeholder rows of missing views must not move a default)."""
         n, dims = views[0].shape[0], [x.shape[1] for x in views]
+        present = observed_rows(views, observed)
         density = [
             (x.nnz if sp.issparse(x) else np.count_nonzero(x)) / max(x.shape[0] * x.shape[1], 1)
-            for x in views
+            for x in present
         ]
         auto = self.resolve_defaults(n, self.n_clusters, dims, density)
         params = self.get_params()
         return {k: (auto.get(k) if v is None and k in auto else v) for k, v in params.items()}
+
+    def _in_row_space(
+        self,
+        views: list[View],
+        rep: Reporter,
+        stage: str,
+        which: Sequence[int] | None = None,
+        rule: Callable[[View], bool] = is_wide,
+    ) -> Generator[IterationState, None, tuple[list[View], list[RowSpace | None]]]:
+        """Views (``which``, default all) for which ``rule`` holds (default: wide) replaced by
+        their row-space coordinates (:mod:`core.numerics.row_space`: exact for steps that use
+        only inner products among samples); noted in ``resolved_params_["row_space"]`` and
+        the log. Returns the views to work on and, per view, its RowSpace (None: kept)."""
+        idx = range(len(views)) if which is None else which
+        if not any(rule(views[i]) for i in idx):
+            return views, [None] * len(views)
+        yield rep.stage(stage, 0.0, "wide views: moving to the sample space")
+        out, spaces = reduce_wide(views, idx, rule)
+        note = describe(spaces)
+        self.resolved_params_["row_space"] = note
+        _log.info("%s works in the sample space of wide views: %s", type(self).__name__, note)
+        yield rep.stage(stage, 0.0, f"sample space: {note}")
+        return out, spaces
 
     def _check_input(self, views: list[View]) -> None:
         """Data-dependent checks (e.g. anchors <= n); raise DataError or ParamError."""
@@ -375,7 +408,7 @@ class BaseSolver(ClusterMixin, BaseEstimator):
                 self.n_clusters = estimate.k
                 msg = f"estimated {estimate.k} clusters (runner-up {estimate.runner_up})"
                 yield rep.stage("init", 0.0, msg)
-            self.resolved_params_ = self._resolve_params(xs)  # after k is known
+            self.resolved_params_ = self._resolve_params(xs, mask)  # after k is known
             self._check_input(xs)
             run = self._run(xs, rep) if mask is None else self._run_incomplete(xs, mask, rep)
             result = yield from run
@@ -461,3 +494,10 @@ def _raw_views(views: object) -> Sequence[object]:
 def check_anchor_count(m: int, n: int, what: str = "n_anchors") -> None:
     if m > n:
         raise ParamError(f"'{what}' = {m} exceeds the number of samples ({n})")
+
+
+def observed_rows(views: Sequence[View], observed: np.ndarray | None) -> list[View]:
+    """Each view's rows of the samples that have it (all rows without a mask)."""
+    if observed is None:
+        return list(views)
+    return [x[observed[:, v]] for v, x in enumerate(views)]

@@ -4,6 +4,7 @@ anchor spectral clustering on one view at a time."""
 from __future__ import annotations
 
 from collections.abc import Generator
+from contextlib import nullcontext
 from typing import ClassVar
 
 import numpy as np
@@ -26,7 +27,9 @@ from core.methods.params import Param, ParamError, ParamSpec
 from core.numerics.anchors import bkhk_steps
 from core.numerics.graphs import normalize_anchor_graph, pkn_anchor_graph_steps
 from core.numerics.kmeans import kmeans_labels
+from core.numerics.row_space import lift_all, tolerance_scale
 from core.numerics.spectral import top_left_singular_vectors
+from core.numerics.threads import PARALLEL_FLOPS, single_threaded
 
 __all__ = ["AnchorSpectralSingleView", "KMeansConcat"]
 
@@ -73,18 +76,27 @@ class KMeansConcat(BaseSolver):
         self.random_state = random_state
 
     def _run(self, views: list[View], rep: Reporter) -> Generator[IterationState, None, FitResult]:
+        # exact: k-means++ and Lloyd use only distances to samples and to means of samples;
+        # scikit-learn's tol is relative to the mean feature variance, hence the scale
+        reduced, _ = yield from self._in_row_space(views, rep, "init")
+        tol = self.tol * tolerance_scale(views, reduced)
+        views = reduced
         yield rep.stage("init", 0.5, "concatenating views")
         x = sp.hstack(views).tocsr() if any(sp.issparse(v) for v in views) else np.hstack(views)
         rng = seed_streams(self.random_state, ["kmeans"])["kmeans"]
         best = None
+        # small data: one thread (threads.py: small k-means runs were 50x slower with two)
+        small = x.shape[0] * x.shape[1] * self.n_clusters < PARALLEL_FLOPS
         for r in range(self.n_init):
             km = KMeans(
                 self.n_clusters,
                 n_init=1,
                 max_iter=self.max_iter,
-                tol=self.tol,
+                tol=tol,
                 random_state=sklearn_seed(rng),
-            ).fit(x)
+            )
+            with single_threaded() if small else nullcontext():
+                km.fit(x)
             if best is None or km.inertia_ < best.inertia_:
                 best = km
             yield rep.iteration(
@@ -159,7 +171,9 @@ class AnchorSpectralSingleView(BaseSolver):
             raise ParamError(f"'view' = {self.view} but the data has {len(views)} views")
 
     def _run(self, views: list[View], rep: Reporter) -> Generator[IterationState, None, FitResult]:
-        x = views[self.view - 1]
+        # exact: BKHK and the anchor graph use only distances among samples and group means
+        reduced, spaces = yield from self._in_row_space(views, rep, "anchors", [self.view - 1])
+        x = reduced[self.view - 1]
         n = x.shape[0]
         m = effective_anchor_count(self.n_anchors, n)
         rng = seed_streams(self.random_state, ["anchors", "kmeans", "svds_v0"])
@@ -186,7 +200,7 @@ class AnchorSpectralSingleView(BaseSolver):
             n_iter=1,
             converged=True,
             view_weights=weights,
-            anchors=anchors,
+            anchors=lift_all(spaces[self.view - 1 : self.view], anchors),
             anchor_graph=z,
             attributes={"embedding_": f},
         )

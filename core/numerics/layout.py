@@ -1,4 +1,4 @@
-"""2-D layouts of multi-view data for display: t-SNE (openTSNE) and a fast approximation.
+"""2-D layouts of multi-view data for display: t-SNE (openTSNE) at every size, UMAP optional.
 
 * :func:`representation` turns the (preprocessed) views into one dense ``n x <=50`` matrix:
   each view is scaled to unit total norm (so every view weighs the same), reduced with a
@@ -7,18 +7,20 @@
 * :func:`tsne_embedding` runs openTSNE in chunks of 25 iterations (Orange's pattern): after
   each chunk ``callback(iteration, embedding)`` receives a copy of the current layout and may
   return True to cancel, which raises :class:`EmbeddingCancelled`.
-* :func:`approximate_embedding` handles large n: t-SNE of a random subsample, every other
-  sample placed at the distance-weighted mean of its nearest embedded samples. The placement
-  is recomputed for each intermediate frame, so the whole layout animates; 100k points take
-  seconds.
-* :func:`embed` picks one of the two by size.
+* :func:`approximate_embedding`: t-SNE of a random subsample, every other sample placed at
+  the distance-weighted mean of its nearest embedded samples. The placement is recomputed for
+  each intermediate frame, so the whole layout animates; 1M points are on screen in seconds.
+* :func:`large_embedding` (above :data:`MAX_EXACT` samples): that placement as the start of
+  a t-SNE of all samples (approximate neighbours, no early exaggeration), refined live.
+* :func:`embed` picks by size (and ``method="umap"``: :mod:`core.numerics.layout_umap`);
+  :func:`knn_preservation` measures how much of the data's neighbourhoods a layout keeps.
 
 No Qt here: the GUI calls these from a worker thread.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -27,50 +29,84 @@ import scipy.sparse as sp
 # which would freeze a GUI if it happened in a worker thread mid-session.
 from openTSNE import TSNEEmbedding, affinity, initialization
 from sklearn.decomposition import PCA, TruncatedSVD
+from sklearn.neighbors import NearestNeighbors
+
+from core.numerics.layout_common import Callback, EmbeddingCancelled, _nearest
+from core.numerics.layout_umap import umap_embedding
 
 __all__ = [
     "EmbeddingCancelled",
     "approximate_embedding",
     "embed",
+    "knn_preservation",
+    "large_embedding",
+    "layout_kind",
     "representation",
     "tsne_embedding",
 ]
 
-Callback = Callable[[int, np.ndarray], bool | None]
 
-#: Above this many samples :func:`embed` uses the subsample-and-place approximation.
-MAX_EXACT = 3000
+#: Above this many samples :func:`embed` uses :func:`large_embedding`.
+MAX_EXACT = 20_000
 CHUNK = 25
+#: Iterations of the subsample t-SNE (250 early exaggeration + 500), the frames' numbering.
+SUBSAMPLE_ITER = 750
+#: Iterations of the full-n t-SNE in :func:`large_embedding` (after the placement).
+LARGE_ITER = 150
+#: From this many samples the large layout finds neighbours with pynndescent when installed.
+PYNNDESCENT_FROM = 200_000
 
 
-class EmbeddingCancelled(RuntimeError):
-    """The callback asked to stop."""
+def _pca_cov(x: np.ndarray, k: int, scale: float = 1.0, block: int = 65536) -> np.ndarray:
+    """PCA of ``scale * x`` through the d x d covariance, accumulated over row blocks.
 
-
-def _pca_cov(x: np.ndarray, k: int) -> np.ndarray:
-    """PCA through the d x d covariance (matmul + eigh release the GIL; a LAPACK SVD of a
-    tall matrix through scipy holds it for seconds, freezing a GUI thread)."""
-    x = x - x.mean(axis=0)
-    _, v = np.linalg.eigh(x.T @ x)
+    matmul + eigh release the GIL (a LAPACK SVD of a tall matrix through scipy holds it for
+    seconds, freezing a GUI thread), and the blocks keep memory at ``n x k`` plus one block:
+    no centred or float64 copy of a 1M-row view.
+    """
+    n, d = x.shape
+    mean = x.mean(axis=0, dtype=np.float64)
+    cov = np.zeros((d, d))
+    for s in range(0, n, block):
+        b = np.asarray(x[s : s + block], dtype=np.float64) - mean
+        cov += b.T @ b
+    _, v = np.linalg.eigh(cov)
     v = v[:, ::-1][:, :k]
     v *= np.where(v[np.argmax(np.abs(v), axis=0), np.arange(v.shape[1])] < 0, -1.0, 1.0)
-    return x @ v
+    v *= scale
+    out = np.empty((n, v.shape[1]))
+    for s in range(0, n, block):
+        out[s : s + block] = (np.asarray(x[s : s + block], dtype=np.float64) - mean) @ v
+    return out
 
 
-def _reduce(x: np.ndarray | sp.spmatrix, k: int, random_state: int) -> np.ndarray:
+def _reduce(
+    x: np.ndarray | sp.spmatrix, k: int, random_state: int, scale: float = 1.0
+) -> np.ndarray:
+    """``scale * x`` reduced to <= k centred dimensions (PCA / truncated SVD)."""
     n, d = x.shape
     k = max(1, min(k, d, n - 1))
     if sp.issparse(x):
         if d <= k + 1:
-            dense = x.toarray()
+            dense = x.toarray() * scale
             return dense - dense.mean(axis=0)
-        return TruncatedSVD(n_components=k, random_state=random_state).fit_transform(x)
-    x = np.asarray(x, dtype=np.float64)
+        return TruncatedSVD(n_components=k, random_state=random_state).fit_transform(x * scale)
     if d <= k:
+        x = np.asarray(x, dtype=np.float64) * scale
         return x - x.mean(axis=0)
     if d <= 2000:
-        return _pca_cov(x, k)
+        return _pca_cov(x, k, scale)
+    x = np.asarray(x, dtype=np.float64) * scale
     return PCA(n_components=k, svd_solver="randomized", random_state=random_state).fit_transform(x)
+
+
+def _norm(x: np.ndarray, block: int = 65536) -> float:
+    """Frobenius norm in float64 without a float64 copy of the whole array."""
+    total = 0.0
+    for s in range(0, x.shape[0], block):
+        b = np.asarray(x[s : s + block], dtype=np.float64)
+        total += float(np.einsum("ij,ij->", b, b))
+    return total**0.5
 
 
 def representation(
@@ -81,9 +117,8 @@ def representation(
         raise ValueError("no views to embed")
     parts = []
     for v in views:
-        norm = float(sp.linalg.norm(v)) if sp.issparse(v) else float(np.linalg.norm(v))
-        scaled = v * (1.0 / norm) if norm > 0 else v
-        parts.append(_reduce(scaled, n_components, random_state))
+        norm = float(sp.linalg.norm(v)) if sp.issparse(v) else _norm(v)
+        parts.append(_reduce(v, n_components, random_state, 1.0 / norm if norm > 0 else 1.0))
     x = np.hstack(parts)
     if x.shape[1] > n_components:
         x = _reduce(x, n_components, random_state)
@@ -144,30 +179,6 @@ def _tsne(
     return emb
 
 
-def _nearest(
-    X: np.ndarray, ref: np.ndarray, k: int, chunk: int = 8192
-) -> tuple[np.ndarray, np.ndarray]:
-    """Indices and normalised inverse-distance weights of the k nearest rows of ``ref``."""
-    k = min(k, ref.shape[0])
-    ref_sq = np.einsum("ij,ij->i", ref, ref)
-    idx = np.empty((X.shape[0], k), dtype=np.int64)
-    w = np.empty((X.shape[0], k))
-    for s in range(0, X.shape[0], chunk):
-        xb = X[s : s + chunk]
-        d2 = np.einsum("ij,ij->i", xb, xb)[:, None] + ref_sq[None, :] - 2.0 * (xb @ ref.T)
-        np.maximum(d2, 0.0, out=d2)
-        part = (
-            np.argpartition(d2, k - 1, axis=1)[:, :k]
-            if k < ref.shape[0]
-            else (np.broadcast_to(np.arange(k), (xb.shape[0], k)).copy())
-        )
-        dist = np.sqrt(np.take_along_axis(d2, part, axis=1))
-        inv = 1.0 / (dist + 1e-9 + 0.05 * dist.mean(axis=1, keepdims=True))
-        idx[s : s + chunk] = part
-        w[s : s + chunk] = inv / inv.sum(axis=1, keepdims=True)
-    return idx, w
-
-
 def approximate_embedding(
     X: np.ndarray,
     *,
@@ -219,21 +230,112 @@ def approximate_embedding(
     return full
 
 
-def embed(
+def _knn_method(n: int) -> str:
+    """Annoy (bundled with openTSNE) unless pynndescent is installed and n is large: its
+    numba kernels are several times faster once compiled, but compiling costs ~30 s."""
+    if n >= PYNNDESCENT_FROM:
+        try:
+            import pynndescent  # noqa: F401
+        except ImportError:
+            return "annoy"
+        return "pynndescent"
+    return "annoy"
+
+
+def large_embedding(
     X: np.ndarray,
     *,
     callback: Callback | None = None,
     n_jobs: int = 1,
     random_state: int = 0,
+    n_subsample: int = 2500,
+    perplexity: float = 10.0,
+    n_iter: int = LARGE_ITER,
+    knn_method: str = "auto",
+) -> np.ndarray:
+    """t-SNE of all samples, started from a subsample layout: fast first frame, then refined.
+
+    1. :func:`approximate_embedding`: t-SNE of ``n_subsample`` samples, every sample placed at
+       its neighbours' mean; frames for all n samples (iterations 0 to 750) within seconds.
+    2. openTSNE affinities of all n samples from approximate neighbours (Annoy, or
+       pynndescent when installed and n is large); no frames (the kNN search has no callback).
+    3. openTSNE (FFT gradients) on all n samples from the placement, ``n_iter`` iterations
+       without early exaggeration (the placement is already spread out, Kobak & Berens 2019),
+       a frame every 25 iterations (numbered 750 + i).
+
+    At 20k samples this keeps nearly the 10-NN of exact t-SNE (docs/benchmarks/layout_quality.md).
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    n = X.shape[0]
+    if n <= n_subsample:
+        return tsne_embedding(X, callback=callback, n_jobs=n_jobs, random_state=random_state)
+    init = approximate_embedding(
+        X, n_subsample=n_subsample, callback=callback, n_jobs=n_jobs, random_state=random_state
+    )
+    method = _knn_method(n) if knn_method == "auto" else knn_method
+    perplexity = float(min(perplexity, max((n - 1) / 3.0, 1.0)))
+    aff = affinity.PerplexityBasedNN(
+        X, perplexity=perplexity, method=method, n_jobs=n_jobs, random_state=random_state,
+        verbose=False,
+    )  # fmt: skip
+    emb = TSNEEmbedding(
+        init, aff, n_jobs=n_jobs, random_state=random_state, verbose=False,
+        negative_gradient_method="fft",
+    )  # fmt: skip
+    for step in range(1, n_iter // CHUNK + 1):
+        emb.optimize(n_iter=CHUNK, exaggeration=1.0, momentum=0.8, inplace=True, verbose=False)
+        if callback is not None and callback(SUBSAMPLE_ITER + step * CHUNK, np.array(emb)):
+            raise EmbeddingCancelled("t-SNE cancelled")
+    return np.array(emb)
+
+
+def layout_kind(n: int, method: str = "tsne", max_exact: int = MAX_EXACT) -> str:
+    """Which layout :func:`embed` computes for n samples: 'tsne', 'large' or 'umap'."""
+    if method == "umap":
+        return "umap"
+    if method != "tsne":
+        raise ValueError(f"layout method must be 'tsne' or 'umap', got {method!r}")
+    return "tsne" if n <= max_exact else "large"
+
+
+def embed(
+    X: np.ndarray,
+    *,
+    method: str = "tsne",
+    callback: Callback | None = None,
+    n_jobs: int = 1,
+    random_state: int = 0,
     max_exact: int = MAX_EXACT,
 ) -> np.ndarray:
-    """Exact t-SNE up to ``max_exact`` samples, the subsample approximation above."""
-    if X.shape[0] <= max_exact:
+    """The display layout: exact t-SNE up to ``max_exact`` samples, :func:`large_embedding`
+    above; ``method="umap"`` uses umap-learn (:mod:`core.numerics.layout_umap`)."""
+    kind = layout_kind(X.shape[0], method, max_exact)
+    if kind == "umap":
+        return umap_embedding(X, callback=callback, random_state=random_state)
+    if kind == "tsne":
         return tsne_embedding(X, callback=callback, n_jobs=n_jobs, random_state=random_state)
-    return approximate_embedding(
+    return large_embedding(
         X,
         n_subsample=min(max_exact, 2500),
         callback=callback,
         n_jobs=n_jobs,
         random_state=random_state,
     )
+
+
+def knn_preservation(
+    x: np.ndarray, y: np.ndarray, k: int = 10, probes: int = 2000, random_state: int = 0
+) -> float:
+    """Share of each point's ``k`` nearest neighbours in ``x`` that stay among its ``k``
+    nearest in the layout ``y``, averaged over ``probes`` random points (all when fewer)."""
+    n = x.shape[0]
+    if y.shape[0] != n:
+        raise ValueError(f"x has {n} rows but the layout has {y.shape[0]}")
+    k = min(k, n - 1)
+    idx = np.random.default_rng(random_state).choice(n, size=min(probes, n), replace=False)
+    near = []
+    for data in (x, y):
+        got = NearestNeighbors(n_neighbors=k + 1).fit(data).kneighbors(data[idx])[1]
+        near.append([set(row[row != i][:k]) for row, i in zip(got, idx, strict=True)])
+    hits = sum(len(a & b) for a, b in zip(*near, strict=True))
+    return hits / (k * len(idx))

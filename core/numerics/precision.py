@@ -12,27 +12,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import scipy.sparse as sp
+
+from core.data.dataset import FLOAT32_ABOVE, stored_values
 
 __all__ = ["DTYPES", "FLOAT32_ABOVE", "prefer_float32", "resolve_dtype"]
 
 DTYPES = ("auto", "float64", "float32")
-# Size above which data should be *loaded* as float32 (loaders, out-of-core stores): 5e7
-# values are 400 MB as float64. A solver does not convert float64 input itself on "auto":
-# the float32 copy would sit next to the caller's float64 array (peak memory x1.5, not /2).
-FLOAT32_ABOVE = 50_000_000
-
-
-def _stored(x: object) -> int:
-    if sp.issparse(x):
-        return int(x.nnz)
-    shape = getattr(x, "shape", None) or np.shape(x)
-    return int(np.prod(shape))
+# FLOAT32_ABOVE: the size above which a dataset is *held* as float32 (core.data.dataset). A
+# solver does not convert float64 input itself on "auto": the float32 copy would sit next to
+# the caller's float64 array (peak memory x1.5, not /2).
 
 
 def prefer_float32(views: Sequence[object]) -> bool:
     """Whether data of this size should be held as float32 (more than FLOAT32_ABOVE values)."""
-    return sum(_stored(x) for x in views) > FLOAT32_ABOVE
+    return stored_values(views) > FLOAT32_ABOVE
 
 
 def resolve_dtype(mode: str, views: Sequence[object]) -> type:

@@ -56,15 +56,19 @@ class PredictionModel:
         raw_views: Sequence[View],
         chosen: Sequence[str],
         view_indices: Sequence[int],
+        stats: Sequence[dict[str, np.ndarray]] | None = None,
     ) -> PredictionModel:
-        """From a fitted solver; ``raw_views`` are the views before preprocessing."""
+        """From a fitted solver; ``raw_views`` are the views before preprocessing. ``stats``:
+        their preprocessing statistics when already computed (else a pass over the views)."""
         assigner = getattr(solver, "assigner_", None)
         if assigner is None:
             raise DataError("this run cannot assign new samples (fitted on incomplete views?)")
         return cls(
             [int(i) for i in view_indices],
             [int(x.shape[1]) for x in raw_views],
-            [fit_stats(x, name) for x, name in zip(raw_views, chosen, strict=True)],
+            list(stats)
+            if stats is not None
+            else [fit_stats(x, name) for x, name in zip(raw_views, chosen, strict=True)],
             assigner,
         )
 

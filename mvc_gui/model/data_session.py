@@ -16,8 +16,8 @@ import numpy as np
 from core.data.dataset import DataError, MultiViewDataset
 from core.data.demo import load_demo as core_load_demo
 from core.data.demo import make_synthetic
-from core.data.preprocessing import PREPROCESSORS, preprocess
-from core.experiments.amputation import fill_missing
+from core.data.missing import preprocess_observed
+from core.data.preprocessing import PREPROCESSORS
 
 __all__ = ["PREPROCESSORS", "DataSession", "load_demo", "preprocess_views"]
 
@@ -28,12 +28,9 @@ def preprocess_views(
     auto_rule: str = "general",
     observed: np.ndarray | None = None,
 ) -> tuple[list, list[str]]:
-    """Preprocessed views (``auto`` by the method's rule); with ``observed`` the missing rows are
-    first filled with the view's observed mean (only so that statistics follow the observed
-    samples: they are never read)."""
-    if observed is not None:
-        views = fill_missing(views, observed, "mean")
-    out, chosen = preprocess(list(views), list(methods), auto_rule)
+    """Preprocessed views (``auto`` by the method's rule); with ``observed`` each view on the
+    samples that have it (statistics follow them; the missing rows are zero, never read)."""
+    out, chosen = preprocess_observed(list(views), list(methods), auto_rule, observed)
     return list(out), list(chosen)
 
 

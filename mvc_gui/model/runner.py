@@ -18,7 +18,7 @@ import numpy as np
 from core.methods.base import IterationState
 from mvc_gui.model.run_history import Frame, FrameBuilder
 
-__all__ = ["Control", "PauseStep", "RunEnd", "run_solver"]
+__all__ = ["Control", "PauseStep", "RunEnd", "attach_prediction_stats", "run_solver"]
 
 
 @dataclass
@@ -30,6 +30,9 @@ class RunEnd:
     details: str = ""
     preprocessing: tuple[str, ...] = ()
     elapsed: float = 0.0
+    # the preprocessing statistics "Assign new samples" needs, computed where the run ran:
+    # a pass over all the data (seconds at 1M samples) must not happen in the GUI thread
+    prediction_stats: list[dict[str, np.ndarray]] | None = None
 
 
 class PauseStep:
@@ -109,3 +112,18 @@ def run_solver(
                 pass
         end.elapsed = time.perf_counter() - t0
     return end
+
+
+def attach_prediction_stats(end: RunEnd, raw_views: list) -> None:
+    """Fill ``end.prediction_stats`` from the views before preprocessing, when the run finished
+    and its solver can assign new samples."""
+    if end.status != "finished" or getattr(end.solver, "assigner_", None) is None:
+        return
+    from core.data.preprocess_stats import fit_stats
+
+    try:
+        end.prediction_stats = [
+            fit_stats(x, name) for x, name in zip(raw_views, end.preprocessing, strict=True)
+        ]
+    except (ValueError, TypeError):  # e.g. a view count that does not match: no predictions
+        end.prediction_stats = None

@@ -1,4 +1,5 @@
-"""Confusion matrix of true classes against clusters, clusters ordered by best match."""
+"""Confusion matrix of true classes (or any categorical metadata column) against clusters,
+clusters ordered by best match; before a run it says in words what it will show."""
 
 from __future__ import annotations
 
@@ -6,14 +7,21 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPen
+from PySide6.QtWidgets import QComboBox
 
 from mvc_gui.model.aggregations import confusion
+from mvc_gui.model.colouring import categorical
 from mvc_gui.plots.base import PlotBox
 from mvc_gui.plots.heatmap_plot import strip_image
 
 __all__ = ["ConfusionPlot"]
 
 MAX_TEXT_CELLS = 400
+
+
+def key_of(rows: str | None, labels: np.ndarray) -> bytes:
+    """Identifies what is drawn: the row source and the clusters."""
+    return str(rows).encode() + b"\0" + labels.tobytes()
 
 
 def _short(count: int) -> str:
@@ -80,6 +88,9 @@ class CountsItem(pg.GraphicsObject):
 
 
 class ConfusionPlot(PlotBox):
+    """Counts of each row category (reference labels, or any categorical metadata column) in
+    each cluster, rows normalised, clusters ordered by the best match."""
+
     cluster_clicked = Signal(int)
 
     def __init__(self, parent=None) -> None:
@@ -104,26 +115,116 @@ class ConfusionPlot(PlotBox):
         self._font.setPointSizeF(7.5)
         self.counts = CountsItem(self._font)
         self.plot.addItem(self.counts)
+        self.empty = pg.TextItem("", color="#6b7686", anchor=(0.5, 0.5))
+        self.plot.addItem(self.empty, ignoreBounds=True)
+        self.rows_box = QComboBox()
+        self.rows_box.setToolTip(
+            "What the rows are: the reference labels, or any categorical metadata column"
+        )
+        self.rows_box.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.rows_box.setMinimumContentsLength(8)
+        self.rows_box.currentIndexChanged.connect(self._on_rows_changed)
+        self.add_control(self.rows_box)
         self.order = np.zeros(0, dtype=np.int64)
         self.class_names: list[str] = []
+        #: row source name -> (codes, category names); "" is the reference labels
+        self.row_sources: dict[str, tuple[np.ndarray, list[str]]] = {}
         self._key: bytes | None = None
+        self._last: tuple[np.ndarray, int] | None = None  # the clusters on display, and k
         view.scene().sigMouseClicked.connect(self._on_mouse_clicked)
         self.setToolTip("Click a column to select that cluster in every view")
 
-    def reset(self, class_names: list[str]) -> None:
-        self.class_names = list(class_names)
+    # -- what the rows are --------------------------------------------------------------------
+    def set_data(self, ds) -> None:
+        """The row sources the data offers: its reference labels and categorical columns."""
+        sources: dict[str, tuple[np.ndarray, list[str]]] = {}
+        if ds.labels is not None:
+            sources[""] = (ds.labels, list(ds.class_names))
+        for key, kind in ds.metadata_columns().items():
+            if kind == "categorical":
+                col = categorical(ds.metadata_column(key), key)
+                codes, names = col.codes, list(col.names)
+                if col.n_missing:  # samples without a value get a row of their own
+                    codes = np.where(codes < 0, len(names), codes)
+                    names.append("(no value)")
+                sources[key] = (codes, names)
+        before = self.rows_box.currentData()
+        self.row_sources = sources
+        self.rows_box.blockSignals(True)
+        self.rows_box.clear()
+        for key in sources:
+            self.rows_box.addItem("rows: reference labels" if key == "" else f"rows: {key}", key)
+        self.rows_box.setCurrentIndex(max(0, self.rows_box.findData(before)))
+        self.rows_box.setVisible(len(sources) > 1)
+        self.rows_box.blockSignals(False)
+        self._show_rows_source()
+
+    @property
+    def has_rows(self) -> bool:
+        return bool(self.row_sources)
+
+    @property
+    def rows_name(self) -> str:
+        key = self.rows_box.currentData()
+        return "true class" if not key else str(key)
+
+    def _show_rows_source(self) -> None:
+        key = self.rows_box.currentData()
+        self.class_names = self.row_sources[key][1] if key in self.row_sources else []
+        # with a choice of rows the combo names them: a short title keeps the panel narrow
+        short = self.rows_box.count() > 1
+        self.title.setText("Confusion" if short else f"Confusion ({self.rows_name} x cluster)")
+        self.plot.setLabel("left", self.rows_name)
+
+    def _on_rows_changed(self) -> None:
+        self._show_rows_source()
         self._key = None
+        if self._last is not None:
+            self.set_labels(None, *self._last)
+        else:
+            self.reset(self.class_names)
+
+    # -- drawing ------------------------------------------------------------------------------
+    def reset(self, class_names: list[str]) -> None:
+        if not self.row_sources:
+            self.class_names = list(class_names)
+        self._key = None
+        self._last = None
         self.image.clear()
         self.strip.clear()
         self.highlight.hide()
         self.counts.clear()
+        # in words, not an empty axis scaled by pyqtgraph's defaults
+        self.plot.getAxis("bottom").setTicks([[]])
+        self.plot.getAxis("left").setTicks([[]])
+        self.plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
+        self.empty.setText(f"Filled after a run:\n{self.rows_name} x cluster counts")
+        self.empty.setPos(0.5, 0.5)
+        self.empty.show()
 
-    def set_labels(self, true_labels: np.ndarray, labels: np.ndarray, n_clusters: int) -> None:
-        key = labels.tobytes()
-        if key == self._key:
+    def set_labels(
+        self, true_labels: np.ndarray | None, labels: np.ndarray, n_clusters: int
+    ) -> None:
+        """Show ``labels`` against the chosen rows (``true_labels``: the reference labels,
+        used when the rows are the reference labels and the data offers no other source)."""
+        self._last = (labels, n_clusters)
+        key = self.rows_box.currentData()
+        if key in self.row_sources:
+            rows_of = self.row_sources[key][0]
+        elif true_labels is not None:
+            rows_of = true_labels
+        else:
             return
-        self._key = key
-        counts, order = confusion(true_labels, labels, len(self.class_names), n_clusters)
+        if rows_of.shape[0] != labels.shape[0]:
+            return
+        ident = key_of(key, labels)
+        if ident == self._key:
+            return
+        self._key = ident
+        self.empty.hide()
+        counts, order = confusion(rows_of, labels, len(self.class_names), n_clusters)
         self.order = order
         counts = counts[:, order]
         norm = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1)

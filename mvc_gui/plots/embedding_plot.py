@@ -11,14 +11,34 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QComboBox, QGraphicsRectItem, QToolTip
+from PySide6.QtWidgets import QComboBox, QGraphicsRectItem, QHBoxLayout, QToolTip, QWidget
 from scipy.spatial import cKDTree
 
-from mvc_gui.model.palette import NOISE_COLOR, cluster_colors
+from core.data.dataset import MultiViewDataset
+from core.numerics.layout_umap import INSTALL_HINT, umap_available
+from core.records.profiles_table import feature_names_of
+from mvc_gui.model.colouring import (
+    N_BINS,
+    Colouring,
+    categorical,
+    continuous,
+    disagreement,
+    feature_column,
+    from_labels,
+)
+from mvc_gui.model.palette import NOISE_COLOR
 from mvc_gui.plots.base import PlotBox
+from mvc_gui.plots.colour_chooser import CLUSTERS, DISAGREE, FEATURE, META, TRUTH, ColourChooser
+from mvc_gui.plots.colour_legend import ColourLegend
 from mvc_gui.plots.fast_scatter import FastScatter
 
-__all__ = ["EmbeddingPlot"]
+__all__ = ["EmbeddingPlot", "ramp"]
+
+
+def ramp(name: str = "viridis") -> list[tuple[int, int, int]]:
+    """:data:`N_BINS` colours of a perceptually uniform colour map (numbers, features)."""
+    rgba = pg.colormap.get(name).map(np.linspace(0.0, 1.0, N_BINS), mode="byte")
+    return [tuple(int(c) for c in row[:3]) for row in rgba]
 
 
 class _SelectViewBox(pg.ViewBox):
@@ -51,8 +71,27 @@ class _SelectViewBox(pg.ViewBox):
         super().mouseDragEvent(ev, axis)
 
 
+def _layout_chooser() -> QComboBox:
+    """ "t-SNE" / "UMAP"; UMAP is greyed out, with how to install it, without umap-learn."""
+    box = QComboBox()
+    box.addItem("t-SNE", "tsne")
+    box.addItem("UMAP", "umap")
+    tip = (
+        "2-D layout: t-SNE (openTSNE; above 20,000 samples started from a subsample's layout "
+        "and refined) or UMAP (umap-learn)"
+    )
+    if not umap_available():
+        box.model().item(1).setEnabled(False)
+        box.setItemData(1, INSTALL_HINT, Qt.ItemDataRole.ToolTipRole)
+        tip += f".\n{INSTALL_HINT}"
+    box.setToolTip(tip)
+    return box
+
+
 class EmbeddingPlot(PlotBox):
     rect_selected = Signal(object)  # indices inside the rectangle
+    layout_source_changed = Signal()  # the layout of another view (or of all) is wanted
+    layout_method_changed = Signal(str)  # "tsne" or "umap"
 
     def __init__(self, parent=None) -> None:
         self.vb = _SelectViewBox()
@@ -62,11 +101,32 @@ class EmbeddingPlot(PlotBox):
         self.plot.hideAxis("left")
         self.plot.hideAxis("bottom")
         self.plot.setAspectLocked(True)
-        self.colour_by = QComboBox()
-        self.colour_by.addItems(["clusters", "true labels"])
-        self.colour_by.setToolTip("Colour points by the current clusters or the true labels")
-        self.colour_by.currentIndexChanged.connect(self._recolour)
-        self.add_control(self.colour_by)
+        self.chooser = ColourChooser()
+        self.colour_by = self.chooser.colour_by
+        self.chooser.changed.connect(self._recolour)
+        self.layout_box = QComboBox()
+        self.layout_box.setToolTip(
+            "Layout: from all included views, or from one view alone (how does "
+            "that view see the data?); each layout is kept, so switching back is instant"
+        )
+        self.layout_box.addItem("all views", None)
+        self.layout_box.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.layout_box.setMinimumContentsLength(8)
+        self.layout_box.currentIndexChanged.connect(self._on_layout_source)
+        self.add_control(self.layout_box)
+        self.layout_method = _layout_chooser()
+        self.layout_method.currentIndexChanged.connect(self._on_layout_method)
+        # second row: colour by ... and the layout method (the title row must fit 1280 px)
+        row = QWidget()
+        row_layout = QHBoxLayout(row)
+        row_layout.setContentsMargins(0, 0, 0, 0)
+        row_layout.addWidget(self.chooser, 1)
+        row_layout.addWidget(self.layout_method)
+        self.layout().insertWidget(1, row)
+        self.legend = ColourLegend()
+        self.layout().addWidget(self.legend)
         self.message = pg.TextItem("", color="#6b7686", anchor=(0.5, 0.5))
         self.plot.addItem(self.message, ignoreBounds=True)
         self.vb.rect_selected.connect(self._on_rect_selected)
@@ -75,6 +135,12 @@ class EmbeddingPlot(PlotBox):
         self.labels: np.ndarray | None = None
         self.true_labels: np.ndarray | None = None
         self.class_names: list[str] = []
+        self.dataset: MultiViewDataset | None = None
+        #: (title, labels) of the runs the disagreement can be computed with (Runs dock)
+        self.runs: list[tuple[str, np.ndarray]] = []
+        #: what the points are coloured by now (None: clusters or nothing)
+        self.colouring: Colouring | None = None
+        self._data_colourings: dict[tuple, tuple[Colouring | None, str]] = {}
         #: the samples' ids shown on hover (set by the presenter; None: 1..n)
         self.sample_ids: np.ndarray | None = None
         self.selected: np.ndarray | None = None
@@ -84,16 +150,69 @@ class EmbeddingPlot(PlotBox):
         self._styles: list[tuple[QColor, float]] = []
         self._tree: cKDTree | None = None
 
+    def _on_layout_method(self, _index: int) -> None:
+        self.title.setText(f"Embedding ({self.layout_method.currentText()})")
+        self.layout_method_changed.emit(self.layout_method.currentData())
+
     # -- data -------------------------------------------------------------------------------
     def reset(self, true_labels: np.ndarray | None, class_names: list[str], note: str) -> None:
         self.xy, self.labels, self._tree, self.selected = None, None, None, None
         self.true_labels = true_labels
+        self._data_colourings = {}
         self.class_names = class_names
-        self.colour_by.setEnabled(true_labels is not None)
-        if true_labels is None:
-            self.colour_by.setCurrentIndex(0)
         self._set_groups([], [])
+        self.legend.show_colouring(None)
         self.show_message(note)
+
+    def set_data(self, ds: MultiViewDataset) -> None:
+        """The data's colour sources (metadata, features) and views (layout sources); keeps
+        the colour and layout choices when the new data offers them (e.g. other labels)."""
+        self.dataset = ds
+        self._data_colourings = {}
+        names = [feature_names_of(ds, v, d) for v, d in enumerate(ds.dims)]
+        self.chooser.set_data(
+            self.true_labels is not None, ds.metadata_columns(), list(ds.view_names), names
+        )
+        box = self.layout_box
+        keep = box.currentIndex() if box.count() == ds.n_views + 1 else 0
+        if [box.itemText(i) for i in range(1, box.count())] != [
+            f"{name} alone" for name in ds.view_names
+        ]:
+            keep = 0
+        box.blockSignals(True)
+        box.clear()
+        box.addItem("all views", None)
+        for v, name in enumerate(ds.view_names):
+            box.addItem(f"{name} alone", v)
+        box.setCurrentIndex(keep)
+        box.setVisible(ds.n_views > 1)
+        box.blockSignals(False)
+
+    def set_runs(self, runs: list[tuple[str, np.ndarray]]) -> None:
+        """Runs (title, labels) of this data another run can be compared with."""
+        self.runs = list(runs)
+        self.chooser.set_runs([title for title, _ in self.runs])
+
+    @property
+    def layout_view(self) -> int | None:
+        """The view the layout is computed from (None: all included views)."""
+        return self.layout_box.currentData()
+
+    def description(self) -> str:
+        """What the plot shows, in words: "<method> layout of <views>, coloured by <source>"."""
+        c = self.colouring
+        how = "clusters" if c is None else c.title
+        if c is not None and c.emphasis is not None:
+            how = f"the disagreement with {c.title}"
+        what = self.layout_box.currentText()
+        return f"{self.layout_method.currentText()} layout of {what}, coloured by {how}"
+
+    def _on_layout_source(self) -> None:
+        self.xy, self._tree = None, None
+        self._set_groups([], [])
+        what = self.layout_box.currentText()
+        self.show_message(f"Computing the layout of {what}...")
+        self.layout_source_changed.emit()
 
     def show_message(self, text: str) -> None:
         self.message.setText(text)
@@ -118,7 +237,7 @@ class EmbeddingPlot(PlotBox):
         if labels is not None and self.labels is not None and np.array_equal(labels, self.labels):
             return
         self.labels = labels
-        if self.colour_by.currentIndex() == 0:
+        if self.chooser.source in (CLUSTERS, DISAGREE):
             self._recolour()
 
     def set_selection(self, mask: np.ndarray | None) -> None:
@@ -126,36 +245,98 @@ class EmbeddingPlot(PlotBox):
         self._recolour()
 
     # -- drawing ----------------------------------------------------------------------------
-    def _colour_labels(self) -> np.ndarray | None:
-        if self.colour_by.currentIndex() == 1 and self.true_labels is not None:
-            return self.true_labels
-        return self.labels
+    def _colouring(self) -> tuple[Colouring | None, str]:
+        """What to colour by now, or None and why not (the clusters need no legend). What
+        depends on the data only is kept: a selection or a new run frame does not redo it."""
+        choice = self.chooser.choice()
+        if choice[0] in (TRUTH, META, FEATURE):
+            if choice not in self._data_colourings:
+                self._data_colourings = {choice: self._data_colouring(choice)}
+            return self._data_colourings[choice]
+        if choice[0] == DISAGREE:
+            if not self.runs:
+                return None, "Finished runs of this data appear in the Runs dock to compare with."
+            if self.labels is None:
+                return None, "Run or show a run first: it is compared with the chosen run."
+            title, other = self.runs[max(choice[1], 0)]
+            try:
+                return disagreement(self.labels, other, title), ""
+            except ValueError as exc:
+                return None, str(exc)
+        return None, ""
+
+    def _data_colouring(self, choice: tuple) -> tuple[Colouring | None, str]:
+        kind, ds = choice[0], self.dataset
+        if kind == TRUTH and self.true_labels is not None:
+            return from_labels(self.true_labels, self.class_names, "reference labels"), ""
+        if kind == META and ds is not None and choice[1] in ds.metadata:
+            key = choice[1]
+            values = ds.metadata_column(key)
+            if ds.metadata_columns()[key] == "numeric":
+                return continuous(values, key, ramp()), ""
+            return categorical(values, key), ""
+        if kind == FEATURE and ds is not None and 0 <= choice[1] < ds.n_views:
+            v, j = choice[1], choice[2]
+            title = f"{ds.view_names[v]}: {self.chooser.feature_name(v, j)}"
+            return continuous(feature_column(ds.views[v], j), title, ramp()), ""
+        return None, ""
 
     def _recolour(self) -> None:
+        colouring, why = self._colouring()
+        self.colouring = colouring
+        self.legend.show_colouring(colouring)
+        shown = self._shown()
+        if shown is not None and not why:
+            view = self.dataset.view_names[self.layout_view]
+            why = f"{int((~shown).sum()):,} samples without the view {view} are not shown."
+        self.set_note(why)
         if self.xy is None:
             return
         n = self.xy.shape[0]
-        labels = self._colour_labels()
+        if colouring is None and self.chooser.source == CLUSTERS and self.labels is not None:
+            colouring = from_labels(self.labels, [], "cluster")
         size = 6 if n < 3000 else 4 if n < 30000 else 3
         specs: list[tuple[np.ndarray, QColor, float]] = []
         dim = self.selected is not None and self.selected.shape[0] == n
-        if labels is None or labels.shape[0] != n:
+        if colouring is None or colouring.codes.shape[0] != n:
             specs.append((np.arange(n), QColor(*NOISE_COLOR), size))
         else:
-            k = int(labels.max()) + 1
+            codes = colouring.codes + 1  # 0: no value (grey), drawn first: underneath
+            k = len(colouring.colours) + 1
             # small non-negative ints: a 16-bit stable sort is a radix sort (~3x faster)
-            keys = labels.astype(np.int16) if k < 2**15 and labels.min() >= 0 else labels
+            keys = codes.astype(np.int16) if k < 2**15 else codes
             order = np.argsort(keys, kind="stable")
             bounds = np.searchsorted(keys[order], np.arange(k + 1))
-            colours = cluster_colors(k)
+            colours = [NOISE_COLOR, *colouring.colours]
+            emph = colouring.emphasis
             for c in range(k):
                 idx = order[bounds[c] : bounds[c + 1]]
+                big = size + 2 if emph is not None and idx.size and emph[idx[0]] else size
                 if dim:
-                    specs.append((idx[~self.selected[idx]], QColor(*colours[c], 45), size))
-                    specs.append((idx[self.selected[idx]], QColor(*colours[c]), size + 2))
+                    specs.append((idx[~self.selected[idx]], QColor(*colours[c], 45), big))
+                    specs.append((idx[self.selected[idx]], QColor(*colours[c]), big + 2))
                 elif idx.size:
-                    specs.append((idx, QColor(*colours[c]), size))
+                    specs.append((idx, QColor(*colours[c]), big))
+        if shown is not None and shown.shape[0] == n:
+            specs = [(idx[shown[idx]], c, px) for idx, c, px in specs]
         self._set_groups([s[0] for s in specs], [(s[1], s[2]) for s in specs])
+
+    def _shown(self) -> np.ndarray | None:
+        """In a single view's layout of incomplete data, the samples that view has (the others
+        would sit in one clump at the view's mean); None: all samples are shown."""
+        v, ds = self.layout_view, self.dataset
+        if v is None or ds is None or ds.observed is None or ds.observed[:, v].all():
+            return None
+        return ds.observed[:, v]
+
+    def drawn_colours(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(n, 4)`` RGBA each sample is drawn in now, and ``(n,)`` sizes (what the user sees)."""
+        n = 0 if self.xy is None else self.xy.shape[0]
+        rgba, size = np.zeros((n, 4), dtype=np.int64), np.zeros(n)
+        for idx, (colour, px) in zip(self._groups, self._styles, strict=True):
+            rgba[idx] = colour.getRgb()
+            size[idx] = px
+        return rgba, size
 
     def _set_groups(self, groups: list[np.ndarray], styles: list[tuple[QColor, float]]) -> None:
         self._groups, self._styles = groups, styles
@@ -171,7 +352,27 @@ class EmbeddingPlot(PlotBox):
             return
         x, y = self.xy[:, 0], self.xy[:, 1]
         inside = (x >= rect.left()) & (x <= rect.right()) & (y >= rect.top()) & (y <= rect.bottom())
+        shown = self._shown()
+        if shown is not None and shown.shape == inside.shape:
+            inside &= shown  # samples left out of a view's own layout cannot be picked
         self.rect_selected.emit(np.flatnonzero(inside))
+
+    def hover_text(self, i: int) -> str:
+        """Sample ``i``'s id, cluster, reference label and the value it is coloured by."""
+        ids = self.sample_ids
+        text = f"sample {ids[i]}" if ids is not None and i < len(ids) else f"sample {i + 1}"
+        if self.labels is not None and i < self.labels.size:
+            text += f"\ncluster {self.labels[i]}"
+        if self.true_labels is not None:
+            t = int(self.true_labels[i])
+            name = self.class_names[t] if t < len(self.class_names) else str(t)
+            ds = self.dataset
+            column = ds.meta.get("label_variable") if ds is not None else None
+            what = f"{column}:" if column in getattr(ds, "metadata", {}) else "true label"
+            text += f"\n{what} {name}"
+        if self.colouring is not None and i < self.colouring.codes.size:
+            text += "\n" + self.colouring.value_text(i)
+        return text
 
     def _on_mouse_moved(self, pos: QPointF) -> None:
         if self.xy is None or not self.vb.sceneBoundingRect().contains(pos):
@@ -181,16 +382,10 @@ class EmbeddingPlot(PlotBox):
             self._tree = cKDTree(self.xy)
         px = self.vb.viewPixelSize()
         dist, i = self._tree.query([p.x(), p.y()])
-        if dist > 6 * max(px[0], px[1]):
+        shown = self._shown()
+        if dist > 6 * max(px[0], px[1]) or (shown is not None and not shown[i]):
             QToolTip.hideText()
             return
-        ids = self.sample_ids
-        text = f"sample {ids[i]}" if ids is not None and i < len(ids) else f"sample {i + 1}"
-        if self.labels is not None and i < self.labels.size:
-            text += f"\ncluster {self.labels[i]}"
-        if self.true_labels is not None:
-            t = int(self.true_labels[i])
-            name = self.class_names[t] if t < len(self.class_names) else str(t)
-            text += f"\ntrue label {name}"
+        text = self.hover_text(int(i))
         view = self.view
         QToolTip.showText(view.mapToGlobal(view.mapFromScene(pos)), text, view)

@@ -18,6 +18,7 @@ from PySide6.QtGui import QColor, QImage, QPen
 __all__ = ["FastScatter"]
 
 LARGE = 3_000  # above this: square, non-antialiased dots (~2 ms per 10k points)
+HUGE = 500_000  # above this: 1-pixel dots (one numpy pass per colour instead of size**2)
 
 
 class FastScatter(pg.GraphicsObject):
@@ -27,6 +28,7 @@ class FastScatter(pg.GraphicsObject):
         self._argb: list[int] = []  # premultiplied ARGB32 per group (raster path)
         self._bounds = QRectF()
         self._xy = np.zeros((0, 2))
+        self._range = np.zeros((2, 2))  # min and max per axis, computed once per frame
 
     def set_points(
         self, xy: np.ndarray, groups: list[np.ndarray], styles: list[tuple[QColor, float]]
@@ -54,7 +56,9 @@ class FastScatter(pg.GraphicsObject):
             )
         self._groups, self._argb = out, argb
         if xy.size:
-            lo, hi = xy.min(axis=0), xy.max(axis=0)
+            cols = np.ascontiguousarray(xy.T)  # a reduction down an (n, 2) array is ~20x slower
+            lo, hi = cols.min(axis=1), cols.max(axis=1)
+            self._range = np.array([lo, hi], dtype=float)
             self._bounds = QRectF(lo[0], lo[1], hi[0] - lo[0], hi[1] - lo[1])
         else:
             self._bounds = QRectF()
@@ -64,8 +68,7 @@ class FastScatter(pg.GraphicsObject):
     def dataBounds(self, ax: int, frac: float = 1.0, orthoRange=None):
         if not self._xy.size:
             return None, None
-        col = self._xy[:, ax]
-        return float(col.min()), float(col.max())
+        return float(self._range[0, ax]), float(self._range[1, ax])
 
     def boundingRect(self) -> QRectF:
         px = self.pixelLength(None) or 0.0
@@ -109,7 +112,7 @@ class FastScatter(pg.GraphicsObject):
         buf = np.zeros((h, w), dtype=np.uint32)
         flat = buf.reshape(-1)
         for (pts, pen), argb in zip(self._groups, self._argb, strict=True):
-            size = max(round(pen.widthF()), 1)
+            size = 1 if len(self._xy) >= HUGE else max(round(pen.widthF()), 1)
             dev_xy = pts @ a + shift - (size - 1) / 2
             ij = np.floor(dev_xy).astype(np.int64)
             x, y = ij[:, 0], ij[:, 1]

@@ -218,9 +218,14 @@ class RunController(QObject):
         )
         idx = session.view_indices
         with contextlib.suppress(DataError, ValueError):  # incomplete views: none
-            history.prediction = PredictionModel.from_solver(
-                end.solver, [session.dataset.views[i] for i in idx], end.preprocessing, idx
-            )
+            if end.prediction_stats is not None:  # computed where the run ran, not here
+                history.prediction = PredictionModel.from_solver(
+                    end.solver,
+                    [session.dataset.views[i] for i in idx],
+                    end.preprocessing,
+                    idx,
+                    stats=end.prediction_stats,
+                )
         # result.labels stay the solver's own numbers (the same file as `mvc run` writes);
         # history.labels keep the renumbering that holds colours steady, for display only
         return result

@@ -1,10 +1,11 @@
-"""EmbeddingController: one t-SNE worker at a time, a cache per dataset+representation.
+"""EmbeddingController: one layout worker at a time, a cache per dataset+representation+method.
 
 By default the layout is computed in a child process (``mvc_gui.run.embedding_process``), so
 openTSNE's GIL-holding code cannot stall the window; ``MVC_GUI_SOLVER=thread`` keeps it in
 a thread. The layout depends only on the data (included views + preprocessing), never on the run,
 so re-colouring never recomputes it. Intermediate layouts are forwarded at most every
-``interval_ms`` (longer for large n) and the final one always.
+``interval_ms`` (longer for large n) and the final one always. ``method`` picks t-SNE (exact
+up to 20,000 samples, the large layout above) or UMAP (when umap-learn is installed).
 """
 
 from __future__ import annotations
@@ -15,13 +16,36 @@ from collections import OrderedDict
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from core.numerics.layout import LARGE_ITER, SUBSAMPLE_ITER, layout_kind
 from mvc_gui.model.data_session import DataSession
 from mvc_gui.run.solver_process import SolverServer, process_mode_default
-from mvc_gui.run.workers import EmbeddingWorker, ProcessEmbeddingWorker
+from mvc_gui.run.workers import EmbeddingWorker, ProcessEmbeddingWorker, layout_key
 
-__all__ = ["EmbeddingController"]
+__all__ = ["EmbeddingController", "layout_status"]
 
-CACHE_SIZE = 4
+CACHE_SIZE = 8  # all views and a few single views of one dataset
+
+
+def layout_status(kind: str, n: int, iteration: int | None = None) -> str:
+    """Status-bar text for a layout of ``kind`` (``layout_kind``) at a frame's iteration."""
+    if kind == "umap":
+        if iteration is None:
+            return f"Computing layout (UMAP of {n:,} samples)..."
+        return f"Computing layout: UMAP of all {n:,} samples (shown: a subsample's, all placed)"
+    if kind == "tsne":
+        it = "" if iteration is None else f": iteration {iteration}/{SUBSAMPLE_ITER}"
+        return f"Computing layout (t-SNE{it})..."
+    if iteration is None:
+        return f"Computing layout (t-SNE of a 2,500-sample subsample, all {n:,} placed)..."
+    if iteration < SUBSAMPLE_ITER:
+        return (
+            f"Computing layout: t-SNE of a 2,500-sample subsample, all {n:,} placed: "
+            f"iteration {iteration}/{SUBSAMPLE_ITER}"
+        )
+    if iteration == SUBSAMPLE_ITER:
+        return f"Computing layout: finding the nearest neighbours of all {n:,} samples..."
+    done = iteration - SUBSAMPLE_ITER
+    return f"Computing layout: t-SNE of all {n:,} samples: iteration {done}/{LARGE_ITER}"
 
 
 class EmbeddingController(QObject):
@@ -41,12 +65,25 @@ class EmbeddingController(QObject):
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._on_worker_frame_ready)
         self.busy = False
-        self._pending: DataSession | None = None
+        self._pending: tuple[DataSession, int | None] | None = None
+        self.method = "tsne"  # or "umap"
+        self._kind, self._n = "tsne", 0
+        self._last: tuple[DataSession, int | None] | None = None
 
-    def request(self, session: DataSession) -> None:
-        """Show the layout of this session's representation (cached or computed)."""
+    def set_method(self, method: str) -> None:
+        """Switch between "tsne" and "umap"; the last requested layout is shown again."""
+        if method == self.method:
+            return
+        self.method = method
+        if self._last is not None:
+            self.request(*self._last)
+
+    def request(self, session: DataSession, view: int | None = None) -> None:
+        """Show the layout of this session's representation (cached or computed); with
+        ``view``, of that view of the dataset alone (included or not)."""
         self.cancel()
-        key = session.key
+        self._last = (session, view)
+        key = layout_key(session, view, self.method)
         if key in self.cache:
             self.cache.move_to_end(key)
             self.status_changed.emit("")
@@ -54,27 +91,30 @@ class EmbeddingController(QObject):
             return
         if self.use_process and self._retired:
             # one child, one reader: start once the cancelled layout's thread has ended
-            self._pending = session
+            self._pending = (session, view)
             self.busy = True
             self.status_changed.emit("Computing layout...")
             return
-        self._start(session)
+        self._start(session, view)
 
-    def _start(self, session: DataSession) -> None:
+    def _start(self, session: DataSession, view: int | None = None) -> None:
         n = session.dataset.n_samples
-        self.interval_ms = 80 if n < 20_000 else 200
+        # a frame of 1M points costs the window ~0.2-0.5 s to draw: fewer frames at that size
+        self.interval_ms = 80 if n < 20_000 else 200 if n < 200_000 else 2000
         if self.use_process:
             server = SolverServer.shared("mvc_gui.run.embedding_process")
-            worker = ProcessEmbeddingWorker(session, server, parent=self)
+            worker = ProcessEmbeddingWorker(
+                session, server, parent=self, view=view, method=self.method
+            )
         else:
-            worker = EmbeddingWorker(session, parent=self)
+            worker = EmbeddingWorker(session, parent=self, view=view, method=self.method)
         # closures, not bound methods: see RunController._launch_pending
         worker.frame_ready.connect(lambda: self._on_worker_frame_ready())
         worker.ended.connect(lambda key, xy, err: self._on_worker_ended(worker, key, xy, err))
         self._worker = worker
         self.busy = True
-        how = "t-SNE" if n <= 3000 else "t-SNE of a 2,500-sample subsample, others placed"
-        self.status_changed.emit(f"Computing layout ({how})...")
+        self._kind, self._n = layout_kind(n, self.method), n
+        self.status_changed.emit(layout_status(self._kind, n))
         worker.start()
 
     def cancel(self) -> None:
@@ -106,7 +146,7 @@ class EmbeddingController(QObject):
         if frame is not None:
             self._last_draw = time.perf_counter()
             iteration, layout = frame
-            self.status_changed.emit(f"Computing layout: t-SNE iteration {iteration}/750")
+            self.status_changed.emit(layout_status(self._kind, self._n, iteration))
             self.layout_updated.emit(layout, False)
 
     def _on_worker_ended(
@@ -116,8 +156,8 @@ class EmbeddingController(QObject):
         if worker is not self._worker:
             self._retired = [w for w in self._retired if w is not worker and w.is_alive()]
             if self._pending is not None and not self._retired:
-                session, self._pending = self._pending, None
-                self._start(session)
+                (session, view), self._pending = self._pending, None
+                self._start(session, view)
             return
         self._worker = None
         self._timer.stop()

@@ -1,10 +1,11 @@
-"""The t-SNE layout computed in a child process (see ``mvc_gui.run.solver_process``).
+"""The 2-D layout computed in a child process (see ``mvc_gui.run.solver_process``).
 
 openTSNE's Cython code and scipy/LAPACK hold the GIL for long stretches, which stalled the
 window when the layout ran in a thread. The child receives ``("embed", job_id, (views,
-methods))``, sends ``("frame", job_id, (iteration, layout))`` every 25 t-SNE iterations and
-``("end", job_id, (layout or None, error, chosen preprocessing))`` last; ``("stop",
-job_id, None)`` cancels at the next frame.
+methods, auto_rule, observed[, options]))`` (``options``: a dict, ``{"layout": "tsne" |
+"umap"}``; absent means t-SNE), sends ``("frame", job_id, (iteration, layout))`` every 25
+t-SNE iterations and ``("end", job_id, (layout or None, error, chosen preprocessing))``
+last; ``("stop", job_id, None)`` cancels at the next frame.
 """
 
 from __future__ import annotations
@@ -49,8 +50,10 @@ def serve(conn: Any) -> None:
 
         chosen: list[str] = []
         try:
-            views, chosen = preprocess_views(*payload)
-            layout = embed(representation(views), callback=callback, n_jobs=1)
+            options = payload[4] if len(payload) > 4 else {}
+            views, chosen = preprocess_views(*payload[:4])
+            method = options.get("layout", "tsne")
+            layout = embed(representation(views), method=method, callback=callback, n_jobs=1)
             conn.send(("end", job, (layout, "", chosen)))
         except EmbeddingCancelled:
             conn.send(("end", job, (None, "", chosen)))

@@ -11,7 +11,6 @@ cancels (the child is killed within 0.1 s).
 from __future__ import annotations
 
 import shutil
-import tempfile
 import traceback
 from dataclasses import dataclass, replace
 
@@ -21,6 +20,7 @@ from core.data.io import DataSpec
 from core.data.isolated_load import DEFAULT_TIMEOUT, LoadCancelled, load_isolated
 from core.data.store import read_summary
 from mvc_gui.model.data_session import DataSession
+from mvc_gui.model.data_stores import new_store_dir
 from mvc_gui.run.workers import _ThreadWorker
 
 __all__ = ["LoadLimits", "LoadWorker"]
@@ -55,7 +55,7 @@ class LoadWorker(_ThreadWorker):
     def _main(self) -> None:
         # the store outlives the load: the solver and layout children map its files (one copy
         # of the data for all processes); the window removes it when the data is replaced
-        store = tempfile.mkdtemp(prefix="mvc-data-")
+        store = new_store_dir()
         if not self._load(store):
             shutil.rmtree(store, ignore_errors=True)
 

@@ -19,7 +19,7 @@ import threading
 from multiprocessing.connection import Client, Listener
 from typing import Any, ClassVar
 
-from mvc_gui.model.runner import PauseStep, run_solver
+from mvc_gui.model.runner import PauseStep, attach_prediction_stats, run_solver
 from mvc_gui.run import shared_arrays
 
 __all__ = [
@@ -113,6 +113,7 @@ def serve(conn: Any) -> None:
             control,
             observed,
         )
+        attach_prediction_stats(end, views)
         end.solver = slim_solver(end.solver) if end.status == "finished" else None
         conn.send(("end", end))
 

@@ -18,9 +18,9 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 from core.numerics.layout import EmbeddingCancelled, embed, representation
-from mvc_gui.model.data_session import DataSession
+from mvc_gui.model.data_session import DataSession, preprocess_views
 from mvc_gui.model.run_history import Frame
-from mvc_gui.model.runner import PauseStep, RunEnd, run_solver
+from mvc_gui.model.runner import PauseStep, RunEnd, attach_prediction_stats, run_solver
 
 __all__ = [
     "EmbeddingWorker",
@@ -29,6 +29,7 @@ __all__ = [
     "RunEnd",
     "SolverWorker",
     "TaskWorker",
+    "layout_key",
 ]
 
 
@@ -123,6 +124,7 @@ class SolverWorker(_ThreadWorker):
         s.set_auto_rule(self.solver.auto_preprocessing)  # 'auto' as this method wants it
         end = run_solver(self.run_id, self.solver, s.prepared, s.labels, self._push, self,
                          s.observed)  # fmt: skip
+        attach_prediction_stats(end, [s.dataset.views[i] for i in s.view_indices])
         self._emit(self.ended, end)
 
 
@@ -198,6 +200,29 @@ class ProcessSolverWorker(SolverWorker):
         self._emit(self.ended, end)
 
 
+def layout_key(session: DataSession, view: int | None, method: str = "tsne") -> tuple:
+    """The cache key of a layout (``method``: "tsne" or "umap"): the session's
+    representation, or one view's alone."""
+    if view is None:
+        return (*session.key, method)
+    return (session.token, (view,), (session.methods[view],), session.auto_rule, method)
+
+
+def _view_observed(session: DataSession, view: int) -> np.ndarray | None:
+    mask = session.dataset.observed
+    return None if mask is None or mask[:, view].all() else mask[:, [view]]
+
+
+def _one_view(session: DataSession, view: int) -> tuple[list, list[str]]:
+    """One view of the dataset preprocessed alone (a per-view layout)."""
+    return preprocess_views(
+        [session.dataset.views[view]],
+        [session.methods[view]],
+        session.auto_rule,
+        _view_observed(session, view),
+    )
+
+
 class EmbeddingWorker(_ThreadWorker):
     """Computes the 2-D layout of the session's representation, reporting intermediate frames.
 
@@ -208,10 +233,19 @@ class EmbeddingWorker(_ThreadWorker):
     frame_ready = Signal()
     ended = Signal(object, object, str)
 
-    def __init__(self, session: DataSession, n_jobs: int = 1, parent=None) -> None:
+    def __init__(
+        self,
+        session: DataSession,
+        n_jobs: int = 1,
+        parent=None,
+        view: int | None = None,
+        method: str = "tsne",
+    ) -> None:
         super().__init__(parent)
         self.session = session
-        self.key = session.key
+        self.view = view  # None: the included views; else this view of the dataset alone
+        self.method = method  # "tsne" or "umap" (core.numerics.layout.embed)
+        self.key = layout_key(session, view, method)
         self.n_jobs = n_jobs
         self._latest: tuple[int, np.ndarray] | None = None
 
@@ -230,11 +264,12 @@ class EmbeddingWorker(_ThreadWorker):
 
     def _main(self) -> None:
         try:
-            views, _ = self.session.prepared()
+            s, v = self.session, self.view
+            views, _ = s.prepared() if v is None else _one_view(s, v)
             if self._stop.is_set():
                 raise EmbeddingCancelled("cancelled")
             x = representation(views)
-            layout = embed(x, callback=self._callback, n_jobs=self.n_jobs)
+            layout = embed(x, method=self.method, callback=self._callback, n_jobs=self.n_jobs)
             self._emit(self.ended, self.key, layout, "")
         except EmbeddingCancelled:
             self._emit(self.ended, self.key, None, "")
@@ -245,16 +280,26 @@ class EmbeddingWorker(_ThreadWorker):
 class ProcessEmbeddingWorker(EmbeddingWorker):
     """The layout computed in the embedding child process; this thread forwards frames."""
 
-    def __init__(self, session: DataSession, server, parent=None) -> None:
-        super().__init__(session, parent=parent)
+    def __init__(
+        self,
+        session: DataSession,
+        server,
+        parent=None,
+        view: int | None = None,
+        method: str = "tsne",
+    ) -> None:
+        super().__init__(session, parent=parent, view=view, method=method)
         self.server = server
 
     def _main(self) -> None:
         s, server, job = self.session, self.server, id(self)
         try:
-            views = [s.dataset.views[i] for i in s.view_indices]
-            methods = [s.methods[i] for i in s.view_indices]
-            server.send(("embed", job, (views, methods, s.auto_rule, s.observed)))
+            idx = s.view_indices if self.view is None else [self.view]
+            views = [s.dataset.views[i] for i in idx]
+            methods = [s.methods[i] for i in idx]
+            observed = s.observed if self.view is None else _view_observed(s, self.view)
+            options = {"layout": self.method}
+            server.send(("embed", job, (views, methods, s.auto_rule, observed, options)))
             deadline = None
             while True:
                 if self._stop.is_set() and deadline is None:
@@ -272,7 +317,7 @@ class ProcessEmbeddingWorker(EmbeddingWorker):
                         self._callback(*payload)
                     elif kind == "end":
                         layout, error, chosen = payload
-                        s.chosen.update(zip(s.view_indices, chosen, strict=False))
+                        s.chosen.update(zip(idx, chosen, strict=False))
                         self._emit(self.ended, self.key, layout, error)
                         return
                 elif not server.alive:

@@ -2,9 +2,9 @@
 
 The noise robustness window in another mode (``core.experiments.missing``): views are removed
 from a growing share of the samples (each keeps at least one), every method rerun per rate
-and seed. Methods that handle incomplete views (FMDC, MVSC-HFD) get the observed mask and
-never read the removed rows; the others get them filled (the view's mean over its observed
-samples, or zeros). Left: the score against the missing rate, one line per method; right:
+and seed. Methods that handle incomplete views (FMDC, DTLL, ALPC, MVSC-HFD) get the observed
+mask and never read the removed rows; the others get them filled (the view's mean over its
+observed samples, or zeros). Left: the score against the missing rate, one line per method; right:
 each method's view weights against the rate.
 """
 

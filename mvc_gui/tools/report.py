@@ -49,9 +49,8 @@ def window_figures(win: ToolHost) -> list[ReportFigure]:
     figures = []
     emb = win.plots["embedding"]
     if emb.xy is not None:
-        how = emb.colour_by.currentText()
         note = " (layout still being computed)" if win.embedder.busy else ""
-        caption = f"t-SNE layout of the samples, coloured by {how}{note}."
+        caption = f"{emb.description()}{note}."
         figures.append(ReportFigure("Embedding", grab_png(emb.view), caption, emb.view.width()))
     heat = win.plots["heatmap"]
     if heat.heat is not None:

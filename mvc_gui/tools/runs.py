@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from core.data.atomic import atomic_write
 from core.experiments.compare import table_csv
+from core.numerics.metrics import all_metrics
 from mvc_gui.model.run_entries import RunEntry, data_key
 from mvc_gui.model.run_history import RunHistory
 from mvc_gui.tools.host import ToolHost
@@ -89,6 +90,7 @@ class RunListPanel(QWidget):
         self.dialogs: list[QWidget] = []
         self._next = 1
         self.shown: RunEntry | None = None
+        self._scored: dict[tuple, dict[str, float | None]] = {}
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         self.table = QTableWidget(0, len(COLUMNS))
@@ -124,12 +126,12 @@ class RunListPanel(QWidget):
             button.clicked.connect(slot)
             row.addWidget(button)
             self.buttons[key] = button
-        row.addStretch(1)
-        layout.addLayout(row)
+        # the note beside the buttons, not under them: the dock keeps little height at 1280x800
         self.note = QLabel("Finished and stopped runs appear here.")
         self.note.setObjectName("helpText")
         self.note.setWordWrap(True)
-        layout.addWidget(self.note)
+        row.addWidget(self.note, 1)
+        layout.addLayout(row)
         win.controller.run_finished.connect(self.add_history)
         win.controller.run_stopped.connect(self.add_history)
         win.data_loaded.connect(self._refresh)
@@ -184,6 +186,8 @@ class RunListPanel(QWidget):
         for r, entry in enumerate(self.entries):
             values = entry.row()
             other = current is not None and entry.data != current
+            if current is not None and not other:
+                values.update(self._scores(entry))
             for c, (key, _title, _tip) in enumerate(COLUMNS):
                 item = QTableWidgetItem(_cell(key, values[key]))
                 if key in ("run", "seed", "seconds", "iterations", "acc", "nmi", "ari"):
@@ -202,6 +206,21 @@ class RunListPanel(QWidget):
                 self.table.setItem(r, c, item)
         self._update_buttons()
         self.entries_changed.emit()
+
+    def _scores(self, entry: RunEntry) -> dict[str, float | None]:
+        """ACC/NMI/ARI against the reference labels chosen now in the Data dock (another
+        metadata column than at run time, or none), computed once per run and choice."""
+        ds = self.win.session.dataset
+        key = (entry.number, self.win.session.token, ds.meta.get("label_variable"))
+        if key not in self._scored:
+            labels = entry.result.labels
+            if ds.labels is None or labels is None or labels.shape != ds.labels.shape:
+                got = {"acc": None, "nmi": None, "ari": None}
+            else:
+                m = all_metrics(ds.labels, labels)
+                got = {k: m[k] for k in ("acc", "nmi", "ari")}
+            self._scored[key] = got
+        return self._scored[key]
 
     def current_data(self) -> tuple[str, int] | None:
         session = self.win.session
@@ -340,9 +359,17 @@ def install(win: ToolHost) -> RunListPanel:
     """Add the "Runs" dock (right side) and Tools > Compare selected runs."""
     panel = RunListPanel(win)
     dock = win.add_dock("Runs", panel, Qt.DockWidgetArea.BottomDockWidgetArea, "runsDock")
-    win.resizeDocks([dock], [170], Qt.Orientation.Vertical)  # the plots keep most height
+    win.resizeDocks([dock], [130], Qt.Orientation.Vertical)  # the plots keep most height
     compare = QAction("Compare selected runs", win)
     compare.setStatusTip("Agreement, confusion and curves of the two runs selected in 'Runs'")
     compare.triggered.connect(panel.compare_selected)
     win.tools_menu.addAction(compare)
+    embedding = win.plots["embedding"]
+
+    def offer_runs() -> None:  # the embedding's "disagreement with a run" choices
+        current = panel.current_data()
+        runs = [(e.title, e.result.labels) for e in panel.entries if e.data == current]
+        embedding.set_runs(runs)
+
+    panel.entries_changed.connect(offer_runs)
     return panel

@@ -147,8 +147,21 @@ class TableImport(QObject):
             return
         if "spec" in ds.meta:  # a session saved later reloads the same choice
             ds = replace(ds, meta={**ds.meta, "spec": {**ds.meta["spec"], "label_column": column}})
-        fresh = DataSession(ds, included=list(session.included), methods=list(session.methods))
+        shown = self.win.presenter.history
+        # the same views: the same token keeps the layouts cached, the same store its maps
+        fresh = DataSession(
+            ds,
+            included=list(session.included),
+            methods=list(session.methods),
+            chosen=dict(session.chosen),
+            auto_rule=session.auto_rule,
+            store_dir=session.store_dir,
+            token=session.token,
+        )
         self.win.set_session(fresh, ds.summary())
+        if shown is not None and shown.result is not None and not self.win.controller.running:
+            # the run on display stays, its metrics now against the new reference labels
+            self.win.presenter.show_history(shown)
 
 
 def install(win: ToolHost) -> TableImport:

@@ -175,6 +175,7 @@ class MainWindow(WindowIOMixin, QMainWindow):
         self.embedder.layout_updated.connect(self._on_layout_updated)
         self.embedder.status_changed.connect(self.layout_label.setText)
         self.embedder.failed.connect(lambda m, d: self.messages.show_message("warning", m, d))
+        self.plots["embedding"].layout_method_changed.connect(self.embedder.set_method)
         self.method_panel.params_changed.connect(self._on_params_changed)
         self.method_panel.method_changed.connect(self._on_method_changed)
         self.method_panel.run_button.clicked.connect(self.run)
@@ -182,6 +183,7 @@ class MainWindow(WindowIOMixin, QMainWindow):
         self.results_panel.cluster_clicked.connect(pr.select_cluster)
         self.results_panel.export_selection_requested.connect(self.export_selection)
         self.plots["embedding"].rect_selected.connect(pr.select_indices)
+        self.plots["embedding"].layout_source_changed.connect(self._request_layout)
         self.plots["confusion"].cluster_clicked.connect(pr.select_cluster)
 
     # -- data ---------------------------------------------------------------------------------
@@ -225,7 +227,7 @@ class MainWindow(WindowIOMixin, QMainWindow):
         self.presenter.set_session(session)
         self.dataset_panel.set_session(session, summary)
         self.method_panel.set_default_clusters(ds.n_classes)
-        self.embedder.request(session)
+        self._request_layout()
         self.setWindowTitle(f"{ds.name} \u2014 MVC Studio")
         self.stage_label.setText(f"Loaded {ds.name}: {ds.n_samples:,} samples.")
         if summary.get("warnings"):
@@ -238,8 +240,13 @@ class MainWindow(WindowIOMixin, QMainWindow):
 
     def _on_views_changed(self) -> None:
         self.presenter.weights.set_views(self.session.view_names)
-        self.embedder.request(self.session)
+        self._request_layout()
         self._on_params_changed()
+
+    def _request_layout(self) -> None:
+        """The layout of the included views, or of the view the embedding panel asks for."""
+        if self.session is not None:
+            self.embedder.request(self.session, view=self.plots["embedding"].layout_view)
 
     def _on_layout_updated(self, xy, final: bool) -> None:
         self.plots["embedding"].set_layout(xy, final)

@@ -11,6 +11,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QObject, Signal
 
 from core.methods import REGISTRY
+from core.numerics.metrics import all_metrics
 from mvc_gui.model.data_session import DataSession
 from mvc_gui.model.panel_notes import graph_note, recon_shares, weights_display
 from mvc_gui.model.playback import PlaybackFrame, playback_frame
@@ -61,10 +62,12 @@ class RunPresenter(QObject):
         self.selection.clear()
         self.embedding.reset(ds.labels, ds.class_names, "Computing layout...")
         self.embedding.sample_ids = ds.ids
+        self.embedding.set_data(ds)
         self.weights.set_views(session.view_names)
         self.heatmap.clear("Shown when the method\nprovides its graph")
+        self.confusion.set_data(ds)  # rows: the reference labels or a categorical column
         self.confusion.reset(ds.class_names)
-        self.confusion.setVisible(ds.labels is not None)
+        self.confusion.setVisible(self.confusion.has_rows)
         self.convergence.clear(labels_known=ds.labels is not None)
         self.results.show_metrics([])
         self.results.show_legend(None, 0)
@@ -115,7 +118,7 @@ class RunPresenter(QObject):
         self.embedding.set_labels(labels)
         self.results.show_legend(labels, k)
         truth = self.session.labels if self.session else None
-        if truth is not None:
+        if truth is not None or self.confusion.has_rows:
             self.confusion.set_labels(truth, labels, k)
             self.confusion.set_highlight(self.selection.cluster)
 
@@ -190,11 +193,20 @@ class RunPresenter(QObject):
                 extra.append(("objective", f"{result.objective_history[-1]:.6g}"))
             if stopped:
                 extra.append(("stopped", "yes"))
-            self.results.show_metrics(metric_rows(result.metrics, extra))
+            self.results.show_metrics(metric_rows(self._scored(result), extra))
         what = caption or history.method
         state = "stopped" if stopped else "finished"
         self.results.status.setText(f"<b>{what}</b>: showing a {state} run.")
         self.status_changed.emit(f"Showing {what} ({state}).", -1)
+
+    def _scored(self, result) -> dict:
+        """The run's metrics against the reference labels chosen now (the Data dock may have
+        chosen another metadata column since the run; none: no metrics)."""
+        truth = self.session.labels if self.session is not None else None
+        labels = getattr(result, "labels", None)
+        if truth is None or labels is None or labels.shape != truth.shape:
+            return result.metrics if truth is not None else {}
+        return all_metrics(truth, labels)
 
     # -- teaching playback -------------------------------------------------------------------
     def show_snapshot(self, history: RunHistory, index: int) -> PlaybackFrame:

@@ -168,7 +168,8 @@ def load_dataset(
     Returns
     -------
     MultiViewDataset
-        Views as ``n x d_v`` float64 arrays (sparse views stay CSR), labels ``0..c-1``,
+        Views as ``n x d_v`` float64 arrays (float32 above ``FLOAT32_ABOVE`` values; sparse
+        views stay CSR), labels ``0..c-1``,
         names, ``source`` (the path) and ``warnings`` (what was repaired or skipped).
 
     Raises

@@ -91,6 +91,7 @@ class _Read:
     where: str
     text: dict[str, np.ndarray] = field(default_factory=dict)
     numeric: dict[str, np.ndarray] = field(default_factory=dict)
+    names: list[str] | None = None  # feature names (a header, var_names), when the file has them
 
 
 def read_view_source(src: ViewSource, id_column: str | None) -> _Read:
@@ -99,14 +100,16 @@ def read_view_source(src: ViewSource, id_column: str | None) -> _Read:
     if not p.exists():
         raise DataError(f"{p}: no such file (view {src.name!r})")
     if src.key is not None or p.suffix.lower() in (".h5ad", ".h5mu"):
-        from core.data.io.anndata import read_matrix
+        from core.data.io.anndata import read_matrix, read_var_names
 
         ids, values, obs = read_matrix(p, src.key)
-        return _Read(ids, values, f"{p.name}#{src.key or 'X'}", text=obs)
+        names = read_var_names(p, src.key)
+        return _Read(ids, values, f"{p.name}#{src.key or 'X'}", text=obs, names=names)
     table = read_table(p, id_column=id_column)
     if table.values.shape[1] == 0:
         raise DataError(f"{p.name}: no numeric feature columns (view {src.name!r})")
-    return _Read(table.ids, table.values, p.name, text=table.text)
+    names = list(table.columns) if table.header else None
+    return _Read(table.ids, table.values, p.name, text=table.text, names=names)
 
 
 def _union(id_lists: list[np.ndarray], mode: str) -> np.ndarray:
@@ -222,11 +225,30 @@ def load_spec(spec: DataSpec, *, source: str = "") -> MultiViewDataset:
         name=spec.name or Path(spec.views[0].path).stem,
         source=source or ", ".join(str(v.path) for v in spec.views),
         warnings=notes,
-        meta={"ids_per_view": counts, "spec": spec.to_dict(), "label_variable": spec.label_column},
+        meta={
+            "ids_per_view": counts,
+            "spec": spec.to_dict(),
+            "label_variable": spec.label_column,
+            **_feature_names(reads),
+        },
         sample_ids=order,
         metadata=metadata,
         observed=None if mask.all() else mask,
     )
+
+
+def _feature_names(reads: list[_Read]) -> dict[str, list[list[str]]]:
+    """``{"feature_names": one list per view}`` when some file names its features (cluster
+    profiles and the GUI's colour-by-feature show them); views without names get f1..fd."""
+    if not any(r.names for r in reads):
+        return {}
+    named = [r.names if r.names and len(r.names) == r.values.shape[1] else None for r in reads]
+    return {
+        "feature_names": [
+            n or [f"f{j + 1}" for j in range(r.values.shape[1])]
+            for n, r in zip(named, reads, strict=True)
+        ]
+    }
 
 
 def _align_order(reads: list[_Read], spec: DataSpec, notes: list[str]) -> np.ndarray:

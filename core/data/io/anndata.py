@@ -115,6 +115,19 @@ def read_matrix(path: Path, key: str | None) -> tuple[np.ndarray, np.ndarray | s
     return ids, values, {}
 
 
+def read_var_names(path: Path, key: str | None) -> list[str] | None:
+    """The feature names (``var_names``) of matrix ``key``: X and layers share the group's
+    ``var`` index; an ``obsm`` entry (e.g. a PCA) has none (None)."""
+    with _open(path) as f:
+        group, inner = _anndata_group(f, key)
+        if inner.startswith("obsm") or "var" not in group:
+            return None
+        var = group["var"]
+        index = var.attrs.get("_index", "_index")
+        index = index.decode() if isinstance(index, bytes) else str(index)
+        return _strings(var[index]).tolist() if index in var else None
+
+
 def matrix_keys(path: Path) -> list[str]:
     """Every matrix that can be a view (``X``, ``layers/...``, ``obsm/...``; per modality)."""
     keys = []

@@ -18,12 +18,14 @@ from core.methods.base import (
     FitResult,
     IterationState,
     Reporter,
+    observed_rows,
     register,
     seed_streams,
 )
 from core.methods.params import Param, ParamError, ParamSpec
 from core.numerics.kmeans import kmeans_steps
 from core.numerics.linalg import row_normalize
+from core.numerics.row_space import lift_all, with_axes
 from core.numerics.threads import blas_single
 from core.numerics.view_products import sq_norm
 
@@ -244,12 +246,13 @@ class ALPC(BaseSolver):
     def resolve_defaults(self, n, c, dims, density):  # type: ignore[override]
         return {"anchors_per_cluster": auto_anchors_per_cluster(c), "tol": AUTO_REL_TOL}
 
-    @staticmethod
-    def auto_lambda1(views: list[View]) -> float:
-        """The automatic λ1 (needs the data's energy, not only its shape): missing samples
-        are zero rows here, so only observed entries count."""
-        energy = sum(sq_norm(x) for x in views) / sum(x.shape[1] for x in views)
-        return float(np.clip(LAMBDA1_PER_ENTRY_ENERGY * energy, 1e-4, 1e9))
+    def _resolve_params(self, views: list[View], observed: np.ndarray | None = None) -> dict:
+        params = super()._resolve_params(views, observed)
+        if self.lambda1 is None:  # needs the data's energy, not only its shape
+            present = observed_rows(views, observed)  # placeholder rows carry no energy
+            energy = sum(sq_norm(x) for x in present) / sum(x.shape[1] for x in views)
+            params["lambda1"] = float(np.clip(LAMBDA1_PER_ENTRY_ENERGY * energy, 1e-4, 1e9))
+        return params
 
     def _run_incomplete(
         self, views: list[View], observed: np.ndarray, rep: Reporter
@@ -267,8 +270,6 @@ class ALPC(BaseSolver):
         self, views: list[View], rep: Reporter, observed: np.ndarray | None = None
     ) -> Generator[IterationState, None, FitResult]:
         n, c, m = views[0].shape[0], self.n_clusters, self.resolved("anchors_per_cluster")
-        if self.lambda1 is None:
-            self.resolved_params_["lambda1"] = self.auto_lambda1(views)
         rng = seed_streams(self.random_state, ["anchors", "init", "postprocess_kmeans"])
         mode = self.formulation
         exact_p = mode != "code"
@@ -277,10 +278,18 @@ class ALPC(BaseSolver):
         # an explicit tol keeps the authors' rule on J/E²; automatic: relative change of J
         relative, tol = self.tol is None, float(self.resolved("tol"))
         yield rep.stage("init", 0.0, f"ALPC: {m * c} anchors ({m} per cluster), {mode}")
+        spaces: list = [None] * len(views)
+        if observed is None:
+            # exact: from U = I_{d×c}, every iterate stays in the row space plus the first c
+            # axes (core/numerics/row_space.py, AxesRowSpace)
+            _, found = yield from self._in_row_space(views, rep, "init")
+            spaces = [None if s is None else with_axes(s, c) for s in found]
+            views = [x if s is None else s.coords for x, s in zip(views, spaces, strict=True)]
         sq_norms = [sq_norm(x) for x in views]
         energy2 = max(sum(sq_norms), 1e-300) ** 2
         dims = [x.shape[1] for x in views]
         st = updates.init_state(dims, n, c, m)
+        st.u = [u if s is None else s.start for u, s in zip(st.u, spaces, strict=True)]
         groups = None if observed is None else incomplete.patterns(observed)
         if simplex == "none" and updates.use_gram(n, dims) and observed is None:
             msg = f"Gram matrix of the {sum(dims)} features (iterations then cost O(D²M))"
@@ -339,14 +348,14 @@ class ALPC(BaseSolver):
             n_iter=it,
             converged=converged,
             view_weights=None,  # ALPC learns no view weights (spec §11)
-            anchors=[np.ascontiguousarray(a.T) for a in st.a],
+            anchors=lift_all(spaces, [np.ascontiguousarray(a.T) for a in st.a]),
             anchor_graph=zt,
             history=extra,
             attributes={
                 "anchor_indicator_": st.p,
                 "anchor_clusters_": np.argmax(st.p, axis=0).astype(np.int64),
                 "sample_indicator_": rt,
-                "cluster_bases_": st.u,
+                "cluster_bases_": [b.T for b in lift_all(spaces, [u.T for u in st.u])],
                 "n_anchors_": m * c,
                 "recon_share_": recon / max(recon.sum(), 1e-300),
             },

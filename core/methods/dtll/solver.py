@@ -20,6 +20,7 @@ from core.methods.base import (
     register,
     seed_streams,
 )
+from core.methods.dtll import incomplete
 from core.methods.dtll.alm import MU0, AlmParams, AlmState, alm_step
 from core.methods.dtll.updates import (
     anchor_count,
@@ -30,6 +31,7 @@ from core.methods.dtll.updates import (
     weighted_vote,
 )
 from core.methods.params import Param, ParamError, ParamSpec
+from core.numerics.observed_graphs import consensus_graph
 from core.numerics.streaming import graph_steps
 from core.numerics.tensor import ORIENTATIONS
 from core.numerics.threads import blas_single
@@ -37,6 +39,8 @@ from core.numerics.threads import blas_single
 log = logging.getLogger(__name__)
 
 __all__ = ["DTLL", "anchor_count"]  # anchor_count re-exported for the GUI
+
+STREAMS = ["anchors", "init", "postprocess_kmeans", "restarts", "svds_v0"]
 
 
 @register
@@ -58,6 +62,7 @@ class DTLL(BaseSolver):
     """
 
     name = "dtll"
+    supports_incomplete = True
     title = "DTLL: discrete tensorized label learning"
     summary = (
         "Each view connects its samples to shared anchors and learns its own discrete labels "
@@ -281,11 +286,9 @@ class DTLL(BaseSolver):
         return int(graphs + tensors + 8 * m * sum(dims) + (64 << 20) + 8 * n_samples * 8)
 
     def _run(self, views: list[View], rep: Reporter) -> Generator[IterationState, None, FitResult]:
-        n, nv, c = views[0].shape[0], len(views), self.n_clusters
+        n, nv = views[0].shape[0], len(views)
         m = anchor_count(n, self.anchor_rate, self.n_anchors, self.max_anchors)
-        rng = seed_streams(
-            self.random_state, ["anchors", "init", "postprocess_kmeans", "restarts", "svds_v0"]
-        )
+        rng = seed_streams(self.random_state, STREAMS)
         msg = f"{self.anchor_style.upper()}: {m} anchors"
         yield rep.stage("anchors", 0.0, msg)
         sel = yield from rep.follow(
@@ -295,6 +298,9 @@ class DTLL(BaseSolver):
             0.0,
             0.3,
         )
+        # exact after the anchors (VDA's variance over features is not rotation invariant):
+        # the anchor graphs use only distances between samples and anchor samples
+        views, _ = yield from self._in_row_space(views, rep, "graph")
         graphs = []
         for i, x in enumerate(views):
             anchors = x[sel].toarray() if sp.issparse(x) else np.asarray(x[sel])
@@ -306,12 +312,47 @@ class DTLL(BaseSolver):
                 0.3 + 0.6 * (i + 1) / nv,
             )
             graphs.append(z.tocsr())
-        # equal-weight consensus for the heat map while the labels move (final: learned α)
-        yield rep.stage(
-            "graph", 0.9, "consensus anchor graph", anchor_graph=(sum(graphs) / nv).tocsr()
+        return (yield from self._label_graphs(graphs, sel, m, rng, rep))
+
+    def _run_incomplete(
+        self, views: list[View], observed: np.ndarray, rep: Reporter
+    ) -> Generator[IterationState, None, FitResult]:
+        """Samples missing from views: per-view anchors and graphs of the observed samples;
+        the labels a view lacks come from the tensor term (dtll/incomplete.py)."""
+        c = self.n_clusters
+        m = incomplete.observed_anchor_count(
+            observed, self.anchor_rate, self.n_anchors, self.max_anchors, c
         )
+        rng = seed_streams(self.random_state, STREAMS)
+        sel, graphs = yield from incomplete.observed_graphs_steps(
+            views, observed, m, self.n_neighbors, self.anchor_style, rng["anchors"], rep
+        )
+        return (yield from self._label_graphs(graphs, sel, m, rng, rep, observed))
+
+    def _label_graphs(
+        self,
+        graphs: list[sp.csr_matrix],
+        sel: np.ndarray,
+        m: int,
+        rng: dict,
+        rep: Reporter,
+        observed: np.ndarray | None = None,
+    ) -> Generator[IterationState, None, FitResult]:
+        """Initial labels, the ALM and the vote on the views' anchor graphs (``observed``:
+        incomplete views, ``sel`` then holds each view's anchors, V x m)."""
+        n, nv, c = graphs[0].shape[0], len(graphs), self.n_clusters
+
+        def consensus(alpha: np.ndarray) -> sp.csr_matrix:
+            if observed is None:
+                return sum(a * g for a, g in zip(alpha, graphs, strict=True)).tocsr()
+            return consensus_graph(graphs, observed, alpha)
+
+        # equal-weight consensus for the heat map while the labels move (final: learned α)
+        equal = (sum(graphs) / nv).tocsr() if observed is None else consensus(np.ones(nv))
+        yield rep.stage("graph", 0.9, "consensus anchor graph", anchor_graph=equal)
+        start = graphs if observed is None else incomplete.scaled_rows(graphs, observed)
         labels0 = yield from rep.follow(
-            shared_initial_labels_steps(graphs, c, self.init, rng["init"], rng["svds_v0"]),
+            shared_initial_labels_steps(start, c, self.init, rng["init"], rng["svds_v0"]),
             "init",
             "initial labels",
             0.92,
@@ -324,10 +365,10 @@ class DTLL(BaseSolver):
             else np.arange(n)
         )
         work = [g[order] for g in graphs] if self.sample_order != "given" else graphs
-        state = yield from self._optimise(work, labels0[order], order, rep)
+        seen = None if observed is None else observed[order]
+        state = yield from self._optimise(work, labels0[order], order, rep, seen)
         view_labels, alpha, history, extra, n_iter, converged = state
-        labels = weighted_vote(view_labels, alpha, c)
-        consensus = sum(a * g for a, g in zip(alpha, graphs, strict=True)).tocsr()
+        labels = weighted_vote(view_labels, alpha, c, observed)
         agree = np.array([[np.mean(a == b) for b in view_labels] for a in view_labels])
         r = self.weight_exponent
         return FitResult(
@@ -337,7 +378,7 @@ class DTLL(BaseSolver):
             converged=converged,
             view_weights=alpha,
             anchors=sel,
-            anchor_graph=consensus,
+            anchor_graph=consensus(alpha),
             history=extra,
             attributes={
                 "n_anchors_": m,
@@ -352,9 +393,15 @@ class DTLL(BaseSolver):
         )
 
     def _optimise(
-        self, graphs: list[sp.csr_matrix], labels0: np.ndarray, order: np.ndarray, rep: Reporter
+        self,
+        graphs: list[sp.csr_matrix],
+        labels0: np.ndarray,
+        order: np.ndarray,
+        rep: Reporter,
+        observed: np.ndarray | None = None,
     ) -> Generator[IterationState, None, tuple]:
-        """The ALM on rows permuted by ``order``; labels are returned in the original order."""
+        """The ALM on rows permuted by ``order`` (``observed`` too); labels are returned in
+        the original order."""
         n, nv, c = graphs[0].shape[0], len(graphs), self.n_clusters
         st = AlmState(
             rows=[nnz_rows(g) for g in graphs],
@@ -364,6 +411,7 @@ class DTLL(BaseSolver):
             big_m=np.zeros((n, c, nv)),
             alpha=np.full(nv, 1.0 / nv),
             mu=MU0,
+            missing=None if observed is None else [np.flatnonzero(~o) for o in observed.T],
         )
         alm = AlmParams(
             self.lam, self.schatten_p, self.weight_exponent, self.orientation, self.repair_empty
@@ -381,7 +429,7 @@ class DTLL(BaseSolver):
                 it,
                 obj,
                 view_weights=st.alpha,
-                labels=unpermute(weighted_vote(st.view_labels, st.alpha, c), order),
+                labels=unpermute(weighted_vote(st.view_labels, st.alpha, c, observed), order),
                 extras={k: step[k] for k in ("residual", "changed", "mu")},
             )
             if step["residual"] < self.tol:

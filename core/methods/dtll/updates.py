@@ -21,6 +21,7 @@ from core.methods.params import ParamError
 from core.numerics.graphs import block_rows, normalize_anchor_graph
 from core.numerics.linalg import row_normalize
 from core.numerics.spectral import stacked_anchor_embedding
+from core.numerics.threads import single_threaded
 
 log = logging.getLogger(__name__)
 
@@ -211,12 +212,17 @@ def alpha_step(nuclear: np.ndarray, r: float) -> np.ndarray:
     return alpha / alpha.sum()
 
 
-def weighted_vote(view_labels: np.ndarray, alpha: np.ndarray, c: int) -> np.ndarray:
-    """label_i = argmax_l Σ_v α_v [G_v]_il; ties go to the view with the largest α (§8)."""
+def weighted_vote(
+    view_labels: np.ndarray, alpha: np.ndarray, c: int, observed: np.ndarray | None = None
+) -> np.ndarray:
+    """label_i = argmax_l Σ_v α_v [G_v]_il; ties go to the view with the largest α (§8).
+    With ``observed`` (n x V), a sample's vote counts only the views it has."""
     v, n = view_labels.shape
     votes = np.zeros((n, c))
     for k in range(v):
-        votes[np.arange(n), view_labels[k]] += alpha[k]
+        votes[np.arange(n), view_labels[k]] += alpha[k] * (
+            1.0 if observed is None else observed[:, k]
+        )
     best = votes.max(axis=1)
     tied = votes >= best[:, None] - 1e-12 * max(alpha.max(), 1.0)
     labels = np.argmax(votes, axis=1).astype(np.int64)
@@ -224,6 +230,8 @@ def weighted_vote(view_labels: np.ndarray, alpha: np.ndarray, c: int) -> np.ndar
     todo = ambiguous.copy()
     for k in np.argsort(-alpha, kind="stable"):
         hit = todo & tied[np.arange(n), view_labels[k]]
+        if observed is not None:
+            hit &= observed[:, k]
         labels[hit] = view_labels[k][hit]
         todo &= ~hit
     return labels
@@ -255,7 +263,8 @@ def shared_initial_labels_steps(
     best, best_inertia = None, np.inf
     for r in range(n_init):
         km = KMeans(c, init="k-means++", n_init=1, random_state=int(rng.integers(0, 2**31 - 1)))
-        km.fit(emb)
+        with single_threaded():  # many small runs: threads made them 50x slower (threads.py)
+            km.fit(emb)
         if km.inertia_ < best_inertia:
             best, best_inertia = km.labels_.astype(np.int64), km.inertia_
         yield 0.3 + 0.7 * (r + 1) / n_init

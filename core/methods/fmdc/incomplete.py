@@ -26,20 +26,10 @@ import scipy.sparse as sp
 from core.data.dataset import View
 from core.methods.base import IterationState, Reporter
 from core.numerics.anchors import bkhk_steps
-from core.numerics.graphs import normalize_anchor_graph, pkn_anchor_graph_steps
+from core.numerics.graphs import pkn_anchor_graph_steps
+from core.numerics.observed_graphs import consensus_graph, place_rows, scaled_graphs
 
-__all__ = ["missing_view_rows", "observed_anchor_graphs", "sample_scaling"]
-
-
-def missing_view_rows(z: sp.csr_matrix, rows: np.ndarray, n: int) -> sp.csr_matrix:
-    """An (n_v x m) graph of the observed ``rows`` placed in an n x m graph (others empty)."""
-    z = z.tocoo()
-    return sp.csr_matrix((z.data, (rows[z.row], z.col)), shape=(n, z.shape[1]))
-
-
-def sample_scaling(observed: np.ndarray) -> np.ndarray:
-    """r_i = sqrt(V / V_i): per-sample normalisation over the views each sample has."""
-    return np.sqrt(observed.shape[1] / observed.sum(axis=1))
+__all__ = ["consensus_graph", "observed_anchor_graphs", "scaled_graphs"]
 
 
 def observed_anchor_graphs(
@@ -76,22 +66,5 @@ def observed_anchor_graphs(
             0.9 * hi,
         )
         anchors.append(a[0])
-        graphs.append(missing_view_rows(z, rows, n))
+        graphs.append(place_rows(z, rows, n))
     return anchors, graphs
-
-
-def scaled_graphs(graphs: Sequence[sp.csr_matrix], observed: np.ndarray) -> list[sp.csr_matrix]:
-    """R Ẑ_v for every view (see the module docstring)."""
-    scale = sp.diags(sample_scaling(observed))
-    return [sp.csr_matrix(scale @ normalize_anchor_graph(z)) for z in graphs]
-
-
-def consensus_graph(
-    graphs: Sequence[sp.csr_matrix], observed: np.ndarray, weights: np.ndarray
-) -> sp.csr_matrix:
-    """Σ_v α_v Z_v / Σ_{v observed} α_v, the views side by side (n x V·m: the anchors of
-    different views are different points); rows sum to 1 over the views a sample has."""
-    share = observed @ np.asarray(weights, dtype=np.float64)
-    inv = np.where(share > 0, 1.0 / np.where(share > 0, share, 1.0), 0.0)
-    stacked = sp.hstack([w * z for w, z in zip(weights, graphs, strict=True)]).tocsr()
-    return sp.csr_matrix(sp.diags(inv) @ stacked)

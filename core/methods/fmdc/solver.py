@@ -31,6 +31,7 @@ from core.methods.fmdc.updates import (
 from core.methods.params import Param, ParamError, ParamSpec
 from core.numerics.graphs import normalize_anchor_graph
 from core.numerics.kmeans import kmeans_labels
+from core.numerics.row_space import lift_all
 from core.numerics.spectral import stacked_anchor_embedding
 from core.numerics.streaming import anchor_steps, graph_steps
 
@@ -147,10 +148,11 @@ class FMDC(BaseSolver):
                 "bkhk_space",
                 "choice",
                 "auto",
-                "Where BKHK forms its balanced groups: the full features, or a 64-dim random "
-                "projection (one pass over the data; anchors are still means of the original "
-                "features). Automatic: the projection above 5e7 stored values.",
-                choices=("auto", "full", "sketch"),
+                "Where BKHK forms its balanced groups: the full features, a 64-dim random "
+                "projection (one pass over the data), or the top 64 principal directions "
+                "(four passes); anchors are still means of the original features. Automatic: "
+                "the principal directions above 5e6 stored values and 128 features.",
+                choices=("auto", "full", "sketch", "pca"),
                 advanced=True,
             ),
             Param(
@@ -219,6 +221,8 @@ class FMDC(BaseSolver):
         rng = seed_streams(self.random_state, ["anchors", "init", "restarts", "svds_v0"])
         msg = f"BKHK: {m} anchors" + (f" (asked {self.n_anchors})" if self.n_anchors else "")
         yield rep.stage("anchors", 0.0, msg)
+        # exact: BKHK and the anchor graphs use only distances among samples and group means
+        views, spaces = yield from self._in_row_space(views, rep, "anchors")
         anchors, _ = yield from rep.follow(
             anchor_steps(views, m, rng["anchors"], space=self.bkhk_space), "anchors", msg, 0.0, 0.4
         )
@@ -241,7 +245,7 @@ class FMDC(BaseSolver):
         )
         return (
             yield from self._best_of_restarts(
-                zhats, gram, c, rng, rep, anchors, graphs, m,
+                zhats, gram, c, rng, rep, lift_all(spaces, anchors), graphs, m,
                 lambda alpha: sum(a * z for a, z in zip(alpha, graphs, strict=True)).tocsr(),
             )
         )  # fmt: skip

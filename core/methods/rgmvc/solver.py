@@ -282,6 +282,9 @@ class RGMVC(BaseSolver):
             self.random_state, ["anchors", "init", "postprocess_kmeans", "restarts", "svds_v0"]
         )
         kinds = resolve_kinds(views, self.kernel)
+        # exact (kinds and path chosen on the data as given): the Gaussian and cosine kernels
+        # use only distances and inner products among samples
+        views, _ = yield from self._in_row_space(views, rep, "graph")
         yield rep.stage(
             "graph",
             0.0,

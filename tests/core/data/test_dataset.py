@@ -73,3 +73,25 @@ def test_ids_metadata_and_observed_views_are_checked():
     with pytest.raises(DataError, match="1 sample"):
         ds.select_views([0])
     assert ds.select_views([1, 0]).observed.tolist() == mask[:, [1, 0]].tolist()
+
+
+def test_large_data_is_held_as_float32_without_copying_float32_input(monkeypatch, tmp_path):
+    """Above FLOAT32_ABOVE values a dataset holds float32 (half the memory in every process
+    mapping it) and says so; a float32 memory map (e.g. a loader's store) is not copied."""
+    from core.data import dataset as dataset_module
+    from core.data.store import open_store, write_store
+
+    monkeypatch.setattr(dataset_module, "FLOAT32_ABOVE", 1000)
+    rng = np.random.default_rng(0)
+    small = MultiViewDataset([rng.random((20, 5)).astype(np.float32)])
+    assert small.views[0].dtype == np.float64 and not small.warnings
+    x64 = rng.random((200, 8))
+    large = MultiViewDataset([x64, sp.random(200, 30, density=0.2, random_state=0, format="csr")])
+    assert [v.dtype for v in large.views] == [np.float32, np.float32]
+    assert x64.dtype == np.float64  # the caller's array is untouched
+    np.testing.assert_allclose(large.views[0], x64, rtol=1e-6)
+    assert any("held as float32" in w for w in large.warnings)
+    reopened = open_store(write_store(large, tmp_path / "store"))
+    view = reopened.views[0]
+    assert view.dtype == np.float32
+    assert not view.flags.owndata and isinstance(view.base, np.memmap)  # mapped, not copied

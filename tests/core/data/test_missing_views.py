@@ -55,5 +55,7 @@ def test_cli_runs_incomplete_files_with_methods_that_handle_them(tmp_path, capsy
     assert "18 of 40 samples miss at least one view" in capsys.readouterr().out
     assert main(["run", str(path), "--method", "fmdc", "--quiet"]) == 0
     assert "ACC" in capsys.readouterr().out
-    assert main(["run", str(path), "--method", "dtll", "--quiet"]) == 2
-    assert "DTLL needs every view of every sample, but 18 sample(s)" in capsys.readouterr().err
+    assert main(["run", str(path), "--method", "dtll", "--quiet"]) == 0  # handles them too
+    assert "ACC" in capsys.readouterr().out
+    assert main(["run", str(path), "--method", "rg-mvc", "--quiet"]) == 2
+    assert "RGMVC needs every view of every sample, but 18 sample(s)" in capsys.readouterr().err

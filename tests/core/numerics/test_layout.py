@@ -7,9 +7,13 @@ import pytest
 import scipy.sparse as sp
 
 from core.numerics.layout import (
+    MAX_EXACT,
     EmbeddingCancelled,
     approximate_embedding,
     embed,
+    knn_preservation,
+    large_embedding,
+    layout_kind,
     representation,
     tsne_embedding,
 )
@@ -69,3 +73,82 @@ def test_approximate_layout_places_every_sample():
 
 def test_embed_tiny_inputs():
     assert embed(np.zeros((2, 3))).shape == (2, 2)
+
+
+def _separated(emb: np.ndarray, labels: np.ndarray) -> float:
+    """Share of samples nearer their own cluster's centre than any other centre."""
+    centres = np.array([emb[labels == c].mean(axis=0) for c in range(labels.max() + 1)])
+    nearest = np.argmin(((emb[:, None, :] - centres[None]) ** 2).sum(-1), axis=1)
+    return float((nearest == labels).mean())
+
+
+def test_large_layout_refines_all_samples_live():
+    """Above the exact size: placement frames first (iterations <= 750), then frames of the
+    t-SNE of all samples (750 + 25, ...), a finite layout of every sample that keeps the
+    clusters apart and more of the neighbourhoods than the placement alone."""
+    views, labels = make_blobs_views(n=3000, c=3, dims=(6, 6), sep=8.0)
+    x = representation(views)
+    frames = []
+    emb = large_embedding(
+        x, n_subsample=300, n_iter=50, callback=lambda it, e: frames.append((it, e.shape))
+    )
+    assert emb.shape == (3000, 2) and np.isfinite(emb).all()
+    its = [it for it, _ in frames]
+    assert its[0] == 0 and its[-2:] == [775, 800] and 750 in its
+    assert all(shape == (3000, 2) for _, shape in frames)
+    assert _separated(emb, labels) > 0.99
+    placed = approximate_embedding(x, n_subsample=300)
+    assert knn_preservation(x, emb) > knn_preservation(x, placed) + 0.05
+
+
+def test_layout_choice_by_size_and_method():
+    assert layout_kind(MAX_EXACT) == "tsne" and layout_kind(MAX_EXACT + 1) == "large"
+    assert MAX_EXACT >= 20_000  # exact t-SNE at least up to 20k samples (issue 13)
+    assert layout_kind(10, "umap") == "umap"
+    with pytest.raises(ValueError, match="tsne"):
+        layout_kind(10, "pca")
+    views, _ = make_blobs_views(n=300)
+    its = []
+    embed(representation(views), max_exact=200, callback=lambda it, e: its.append(it))
+    assert max(its) > 750  # the large layout ran
+
+
+def _knn_preservation_numpy(x, y, k, idx):
+    """Plain NumPy twin: full distance matrices, self removed, k smallest by stable sort."""
+    total = 0
+    for i in idx:
+        near = []
+        for data in (x, y):
+            d = ((data - data[i]) ** 2).sum(axis=1)
+            d[i] = np.inf
+            near.append(set(np.argsort(d, kind="stable")[:k]))
+        total += len(near[0] & near[1])
+    return total / (k * len(idx))
+
+
+def test_knn_preservation_matches_numpy_twin():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(300, 7))
+    y = x[:, :2] + 0.3 * rng.normal(size=(300, 2))
+    idx = np.random.default_rng(0).choice(300, size=120, replace=False)
+    got = knn_preservation(x, y, k=10, probes=120)
+    assert got == pytest.approx(_knn_preservation_numpy(x, y, 10, idx))
+    assert knn_preservation(x, x[:, :2], k=5) < 1.0
+    assert knn_preservation(x[:, :2], x[:, :2].copy(), k=5) == 1.0
+    with pytest.raises(ValueError, match="rows"):
+        knn_preservation(x, y[:10])
+
+
+def test_representation_blocks_and_float32_agree():
+    """The PCA is accumulated over row blocks without a scaled or float64 copy of the view:
+    any block size and float32 input give the same representation."""
+    from core.numerics.layout import _pca_cov
+
+    views, _ = make_blobs_views(n=500, dims=(40, 90))
+    whole = _pca_cov(views[1], 10, 0.5, block=10_000)
+    assert np.allclose(_pca_cov(views[1], 10, 0.5, block=37), whole)
+    centred = views[1] - views[1].mean(axis=0)
+    assert np.allclose(np.abs(whole), np.abs(0.5 * centred @ np.linalg.svd(centred)[2][:10].T))
+    x64 = representation(views, n_components=20)
+    x32 = representation([v.astype(np.float32) for v in views], n_components=20)
+    assert np.allclose(x32, x64, atol=1e-4 * np.abs(x64).max())

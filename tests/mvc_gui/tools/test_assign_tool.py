@@ -6,13 +6,22 @@ from __future__ import annotations
 import csv
 
 import numpy as np
+import pytest
 
 from core.numerics.metrics import all_metrics
 from mvc_gui.tools.assign import assign_file
 from tests.conftest import make_blobs_views
 
 
-def test_assign_new_samples_from_the_window(qtbot, window, tmp_path):
+@pytest.fixture(params=["process", "thread"])
+def solver_mode(request, monkeypatch):
+    """The prediction statistics are computed where the run ran (solver child or worker
+    thread), never in the GUI thread: both places must hand them over."""
+    monkeypatch.setenv("MVC_GUI_SOLVER", request.param)
+    return request.param
+
+
+def test_assign_new_samples_from_the_window(qtbot, solver_mode, window, tmp_path):
     from core.data.dataset import MultiViewDataset
     from mvc_gui.model.data_session import DataSession
 
@@ -23,6 +32,7 @@ def test_assign_new_samples_from_the_window(qtbot, window, tmp_path):
     window.method_panel.set_params({"n_clusters": 3, "max_iter": 10})
     with qtbot.waitSignal(window.controller.run_finished, timeout=60_000):
         window.run()
+    assert window.controller.use_process == (solver_mode == "process")
     model = window.presenter.history.prediction
     assert model is not None and model.view_indices == [0, 1]
     new = tmp_path / "new.npz"

@@ -98,7 +98,9 @@ def test_run_to_completion_updates_every_plot(qtbot, loaded, tmp_path):
     # the layout arrives from its own worker and is cached per representation
     qtbot.waitUntil(lambda: not loaded.embedder.busy, timeout=30_000)
     assert p["embedding"].xy.shape == (150, 2)
-    assert loaded.session.key in loaded.embedder.cache
+    from mvc_gui.run.workers import layout_key
+
+    assert layout_key(loaded.session, None, "tsne") in loaded.embedder.cache
 
 
 def test_export_labels_run_and_selection(qtbot, loaded, tmp_path, monkeypatch):

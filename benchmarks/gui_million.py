@@ -1,0 +1,184 @@
+"""A million samples in the GUI: open the file, run a method, see the layout (issue 13, item 5).
+
+Writes a synthetic float32 dataset (``--n`` samples, 3 views of 100/300/600 features, 10
+clusters; benchmarks/_scale_data.py) as an uncompressed NPZ, then in the real main window
+(offscreen) opens it the way File > Open does (reader child, memory-mapped store), runs
+``--method`` with its defaults (solver child) and waits for the layout (layout child). A 5 ms
+QTimer records the event-loop stalls of each phase (as benchmarks/gui_responsiveness.py), and
+a sampler thread records the summed proportional set size (PSS: shared pages counted once
+across the processes that map them) of the window's process and all its children.
+
+    python benchmarks/gui_million.py [--n 1000000] [--method fmdc] [--folder /tmp/mvc-1m]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import threading
+import time
+import zipfile
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _scale_data import write_synthetic
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
+
+from benchmarks.gui_responsiveness import StallMeter, _fmt, wait_until
+
+DIMS = (100, 300, 600)
+
+
+def write_npz(folder: Path, n: int) -> Path:
+    """The synthetic views as ``X0..X2`` and ``y`` in a stored (uncompressed) NPZ."""
+    data = write_synthetic(folder / "npy", n, DIMS, 10, "float32")
+    path = folder / f"synthetic_{n}.npz"
+    if path.exists():
+        return path
+    tmp = path.with_suffix(".part")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
+        for i in range(len(DIMS)):
+            zf.write(data / f"view{i}.npy", f"X{i}.npy")
+        zf.write(data / "labels.npy", "y.npy")
+    tmp.rename(path)
+    return path
+
+
+def _children(pid: int) -> list[int]:
+    kids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if int((entry / "stat").read_text().split(") ")[1].split()[1]) == pid:
+                    kids.append(int(entry.name))
+            except (OSError, IndexError, ValueError):
+                pass
+    return kids
+
+
+def _pss_kb(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+class PssSampler:
+    """Peak of the summed PSS of this process and its descendants, sampled every 0.5 s."""
+
+    def __init__(self) -> None:
+        self.peak_kb, self.peak_parts = 0, {}
+        self._stop = threading.Event()
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.5):
+            pids, todo = [], [os.getpid()]
+            while todo:
+                pid = todo.pop()
+                pids.append(pid)
+                todo.extend(_children(pid))
+            parts = {pid: _pss_kb(pid) for pid in pids}
+            total = sum(parts.values())
+            if total > self.peak_kb:
+                self.peak_kb, self.peak_parts = total, parts
+
+    def stop(self) -> str:
+        self._stop.set()
+        me = self.peak_parts.get(os.getpid(), 0)
+        return (
+            f"peak summed PSS {self.peak_kb / 2**20:.2f} GB "
+            f"({len(self.peak_parts)} processes; window {me / 2**20:.2f} GB)"
+        )
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=1_000_000)
+    ap.add_argument("--method", default="fmdc")
+    ap.add_argument("--folder", default=None, help="where the data are written (kept)")
+    ap.add_argument("--timeout", type=float, default=1800.0)
+    ap.add_argument("--after-frame", type=float, default=60.0, help="s watched after a frame")
+    args = ap.parse_args()
+    folder = Path(args.folder or tempfile.gettempdir()) / f"mvc-gui-{args.n}"
+    folder.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    path = write_npz(folder, args.n)
+    print(f"data: {path} ({path.stat().st_size / 2**30:.2f} GB), {time.perf_counter() - t0:.0f} s")
+    print(f"load average at the start: {Path('/proc/loadavg').read_text().split()[:3]}")
+    app = QApplication.instance() or QApplication([])
+    from mvc_gui.window.main_window import MainWindow
+
+    settings = QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat)
+    win = MainWindow(settings)
+    win.resize(1280, 800)
+    win.show()
+    pss = PssSampler()
+    meter = StallMeter()
+    wait_until(app, lambda: False, 2.0)
+    meter.start()
+    wait_until(app, lambda: False, 5.0)
+    print(f"idle window, 5 s: event-loop stall {_fmt(meter.stop())}")
+
+    loaded: list[object] = []
+    win.data_loaded.connect(lambda: loaded.append(time.perf_counter()))
+    win.loading.failed.connect(lambda m, _d: loaded.append(m))
+    meter.start()
+    t0 = time.perf_counter()
+    win.open_path(str(path))
+    wait_until(app, lambda: bool(loaded), args.timeout)
+    wait_until(app, lambda: False, 1.0)
+    secs = time.perf_counter() - t0 - 1.0
+    print(f"open: {secs:.1f} s to the dataset panel; stall {_fmt(meter.stop())}")
+    if not loaded or isinstance(loaded[0], str) or win.session is None:
+        print(f"  failed: {loaded[:1]}")
+        return 1
+    ds = win.session.dataset
+    print(f"  {ds.n_samples:,} samples, dims {ds.dims}, dtypes {[v.dtype.name for v in ds.views]}")
+
+    frames: list[tuple[float, bool]] = []
+    win.embedder.layout_updated.connect(
+        lambda _l, final: frames.append((time.perf_counter(), final))
+    )
+    finished, failed = [], []
+    win.controller.run_finished.connect(finished.append)
+    win.controller.run_failed.connect(lambda m, _d: failed.append(m))
+    win.method_panel.set_method(args.method)
+    win.method_panel.reset_defaults()
+    meter.start()
+    t0 = time.perf_counter()
+    win.run()
+    wait_until(app, lambda: bool(finished or failed), args.timeout)
+    t_end = time.perf_counter()
+    print(f"run ({args.method}): {t_end - t0:.1f} s, ok={bool(finished)} {failed[:1] or ''}")
+    print(f"  event-loop stall during the run: {_fmt(meter.stop())}")
+    if finished:
+        print(f"  metrics: { {k: round(v, 4) for k, v in finished[-1].result.metrics.items()} }")
+    meter.start()
+    # the layout child starts with the data, so frames may predate the run's end; a 1M layout
+    # refines for many minutes: wait for points on screen, then --after-frame seconds more
+    wait_until(app, lambda: bool(frames) or not win.embedder.busy, args.timeout)
+    t_frame = time.perf_counter()
+    done = lambda: any(f for _t, f in frames) or not win.embedder.busy  # noqa: E731
+    wait_until(app, lambda: done() or time.perf_counter() - t_frame > args.after_frame, 1e9)
+    first = f"{max(frames[0][0] - t_end, 0.0):.1f} s" if frames else "none"
+    final = [t for t, f in frames if f]
+    last = f"{final[-1] - t_end:.1f} s" if final else f"not within {args.after_frame:g} s more"
+    print(f"layout: on screen {first} after the run's end, final {last}, {len(frames)} frames")
+    print(f"  event-loop stall during the layout: {_fmt(meter.stop())}")
+    print(pss.stop())
+    win.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
