@@ -30,7 +30,7 @@ from _scale_data import write_synthetic
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
-from benchmarks.gui_responsiveness import StallMeter, _fmt, wait_until
+from benchmarks.gui_responsiveness import StallMeter, StallTracer, _fmt, wait_until
 
 DIMS = (100, 300, 600)
 
@@ -108,6 +108,7 @@ def main() -> int:
     ap.add_argument("--folder", default=None, help="where the data are written (kept)")
     ap.add_argument("--timeout", type=float, default=1800.0)
     ap.add_argument("--after-frame", type=float, default=60.0, help="s watched after a frame")
+    ap.add_argument("--trace", action="store_true", help="print stacks during stalls > 150 ms")
     args = ap.parse_args()
     folder = Path(args.folder or tempfile.gettempdir()) / f"mvc-gui-{args.n}"
     folder.mkdir(parents=True, exist_ok=True)
@@ -124,6 +125,8 @@ def main() -> int:
     win.show()
     pss = PssSampler()
     meter = StallMeter()
+    if args.trace:
+        StallTracer(meter)
     wait_until(app, lambda: False, 2.0)
     meter.start()
     wait_until(app, lambda: False, 5.0)
