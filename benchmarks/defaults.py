@@ -101,10 +101,9 @@ def run_method(name: str, ds, seed: int) -> tuple[np.ndarray, dict, list[str]]:
     views, chosen = preprocess(ds.views, "auto", cls.auto_preprocessing)
     solver = cls.from_params({"n_clusters": ds.n_classes, "random_state": seed})
     solver.fit(views)
+    params = solver.get_params()  # resolved_params_ also holds notes such as row_space
     auto = {
-        k: v
-        for k, v in solver.resolved_params_.items()
-        if getattr(solver, k) is None and v is not None
+        k: v for k, v in solver.resolved_params_.items() if params.get(k) is None and v is not None
     }
     return solver.labels_, auto, chosen
 
