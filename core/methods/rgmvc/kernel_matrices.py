@@ -37,10 +37,7 @@ from core.methods.rgmvc.jit_passes import (
 from core.numerics.graphs import block_rows, row_sq_norms
 
 __all__ = [
-    "FEATURE_BANDWIDTH",
-    "UNIT_ROWS_BANDWIDTH",
     "KernelChain",
-    "auto_bandwidth",
     "dense_kernel",
     "gram_rows",
     "kernel_passes",
@@ -54,28 +51,6 @@ log = logging.getLogger(__name__)
 KINDS = ("gaussian", "cosine")
 _EPS_DIAG = 1e-12  # kcenter's "+ 1e-12 I"
 _TRI_BLOCK = 2048  # side of the square blocks of the triangle passes (32 MB each)
-
-
-#: automatic Gaussian widths (x the mean pairwise distance), docs/defaults.md "RG-MVC"
-UNIT_ROWS_BANDWIDTH = 1.0
-FEATURE_BANDWIDTH = 0.5
-
-
-def auto_bandwidth(x: View) -> float:
-    """The automatic Gaussian width of one view (a multiple of its mean pairwise distance).
-
-    Non-negative rows of unit (or zero) norm, what ``l2`` and ``tfidf`` give, have squared
-    distances 2 − 2·cos: bounded and concentrated (coefficient of variation 0.02-0.18 on the
-    shared text and histogram views), and the spec's 1.0 fits them. On other features
-    (z-scored, raw) distances spread (0.2-0.9), the mean distance is mostly a distance between
-    clusters and half of it keeps the kernel local: MNIST-4 0.65 -> 0.92, TwoMoon 0.84 -> 1.
-    """
-    data = x.data if sp.issparse(x) else x
-    if data.size and data.min() < 0:
-        return FEATURE_BANDWIDTH
-    norms = row_sq_norms(x)
-    unit = np.all((np.abs(norms - 1.0) < 1e-6) | (norms == 0.0))
-    return UNIT_ROWS_BANDWIDTH if unit else FEATURE_BANDWIDTH
 
 
 def resolve_kinds(views: list[View], kernel: str) -> list[str]:

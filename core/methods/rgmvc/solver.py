@@ -8,7 +8,6 @@ and the reduced-gradient solver (:mod:`core.methods.rgmvc.updates`), numba kerne
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Generator, Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -26,10 +25,18 @@ from core.methods.base import (
     seed_streams,
 )
 from core.methods.params import Param, ParamError, ParamSpec
-from core.methods.rgmvc.kernel_matrices import (
+from core.methods.rgmvc.automatic import (
+    DEFAULT_CANDIDATES,
+    DENSE_AUTO_MAX_N,
     FEATURE_BANDWIDTH,
+    LARGE_N,
+    LARGE_N_CANDIDATES,
     UNIT_ROWS_BANDWIDTH,
     auto_bandwidth,
+    auto_candidates,
+    available_memory_bytes,
+)
+from core.methods.rgmvc.kernel_matrices import (
     dense_kernel,
     kernel_passes,
     prepare_view,
@@ -46,32 +53,6 @@ from core.numerics.spectral import graph_spectral_embedding
 log = logging.getLogger(__name__)
 
 __all__ = ["RGMVC", "available_memory_bytes"]
-
-DENSE_AUTO_MAX_N = 3000
-DEFAULT_CANDIDATES = 64
-LARGE_N_CANDIDATES = 128  # above LARGE_N rows G's rows outgrow 64 (20k: 18.6k re-selections)
-LARGE_N = 12_000
-
-
-def auto_candidates(n: int) -> int:
-    """Default K: at n = 20k, K = 64 needed 18.6k full-row re-selections over 73 solves and
-    K = 128 needed 316, for a 12 % slower candidate pass."""
-    return LARGE_N_CANDIDATES if n > LARGE_N else DEFAULT_CANDIDATES
-
-
-def available_memory_bytes() -> int:
-    """Memory available to this process (MemAvailable on Linux, else free physical pages)."""
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-    except (ValueError, OSError, AttributeError):
-        return 8 << 30
 
 
 @register

@@ -512,7 +512,7 @@ def test_automatic_bandwidth_is_local_on_features_and_explicit_values_win():
 
 
 def test_automatic_bandwidth_is_per_view_and_keeps_1_on_unit_norm_rows():
-    from core.methods.rgmvc.kernel_matrices import auto_bandwidth
+    from core.methods.rgmvc.automatic import auto_bandwidth
 
     views, _ = make_blobs_views(n=90, c=3, dims=(5, 6), sep=5.0, seed=2)
     hist = np.abs(views[1]) / np.linalg.norm(views[1], axis=1, keepdims=True)  # l2 rows
