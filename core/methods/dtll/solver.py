@@ -25,6 +25,7 @@ from core.methods.dtll.alm import MU0, AlmParams, AlmState, alm_step
 from core.methods.dtll.updates import (
     anchor_count,
     anchor_indices_steps,
+    balanced_view_scales,
     nnz_rows,
     shared_initial_labels_steps,
     unpermute,
@@ -171,6 +172,17 @@ class DTLL(BaseSolver):
             advanced=True,
         ),
         Param(
+            "view_scale",
+            "choice",
+            "balanced",
+            "'balanced': each view's anchor graph is scaled so that its anchors' total mass "
+            "‖S_vᵀ1‖ is the same in every view; otherwise a view whose samples all link to a "
+            "few hub anchors (near-constant or very sparse text views) gets most of the "
+            "weight and puts everything in one cluster. 'none': the paper's unscaled graphs.",
+            choices=("balanced", "none"),
+            advanced=True,
+        ),
+        Param(
             "init",
             "choice",
             "shared_spectral",
@@ -230,6 +242,7 @@ class DTLL(BaseSolver):
         weight_exponent: float = 0.5,
         max_iter: int = 300,
         tol: float = 1e-6,
+        view_scale: str = "balanced",
         init: str = "shared_spectral",
         anchor_style: str = "vda",
         orientation: str = "per_sample",
@@ -248,6 +261,7 @@ class DTLL(BaseSolver):
         self.weight_exponent = weight_exponent
         self.max_iter = max_iter
         self.tol = tol
+        self.view_scale = view_scale
         self.init = init
         self.anchor_style = anchor_style
         self.orientation = orientation
@@ -350,7 +364,12 @@ class DTLL(BaseSolver):
         # equal-weight consensus for the heat map while the labels move (final: learned α)
         equal = (sum(graphs) / nv).tocsr() if observed is None else consensus(np.ones(nv))
         yield rep.stage("graph", 0.9, "consensus anchor graph", anchor_graph=equal)
-        start = graphs if observed is None else incomplete.scaled_rows(graphs, observed)
+        # the heat map and view_graphs_ keep the row-stochastic graphs; the labels use these
+        scaled = graphs
+        if self.view_scale == "balanced":
+            scales = balanced_view_scales(graphs)
+            scaled = [(s * g).tocsr() for s, g in zip(scales, graphs, strict=True)]
+        start = scaled if observed is None else incomplete.scaled_rows(scaled, observed)
         labels0 = yield from rep.follow(
             shared_initial_labels_steps(start, c, self.init, rng["init"], rng["svds_v0"]),
             "init",
@@ -364,7 +383,7 @@ class DTLL(BaseSolver):
             if self.sample_order == "by_initial_labels"
             else np.arange(n)
         )
-        work = [g[order] for g in graphs] if self.sample_order != "given" else graphs
+        work = [g[order] for g in scaled] if self.sample_order != "given" else scaled
         seen = None if observed is None else observed[order]
         state = yield from self._optimise(work, labels0[order], order, rep, seen)
         view_labels, alpha, history, extra, n_iter, converged = state

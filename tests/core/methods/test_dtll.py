@@ -206,8 +206,24 @@ def test_default_is_independent_of_the_row_order():
     assert adjusted_rand_score(a.labels_[perm], b.labels_) == pytest.approx(1.0)
 
 
+def test_a_constant_view_does_not_take_the_vote():
+    """A view with no information (all rows equal, like ACM's fifth view): its anchor graph
+    links everyone to the same anchors, so its one-cluster labels have the largest nuclear
+    norm. Unscaled (the paper), Eq. 26 gives it most of the weight and the vote puts
+    everything in one cluster; the balanced default keeps the two informative views' 3
+    clusters."""
+    views, truth = make_blobs_views(n=240, c=3, dims=(5, 8), sep=3.0, seed=1)
+    constant = np.full((240, 50), 1 / np.sqrt(50))
+    fixed = DTLL(n_clusters=3).fit([*views, constant])
+    assert adjusted_rand_score(truth, fixed.labels_) == pytest.approx(1.0)
+    assert fixed.view_weights_[2] < fixed.view_weights_[:2].min()
+    paper = DTLL(n_clusters=3, view_scale="none").fit([*views, constant])
+    assert np.bincount(paper.labels_).max() > 0.9 * 240
+    assert paper.view_weights_[2] > 0.5
+
+
 # -- real benchmarks ----------------------------------------------------------------------
-PAPER = {"sample_order": "given", "lam": 10.0}  # spec §16: file order, λ = 10
+PAPER = {"sample_order": "given", "lam": 10.0, "view_scale": "none"}  # spec §16, unscaled
 
 
 def _bench(benchmark_file, name, views=None, seed=0, perm=None, **kw):
