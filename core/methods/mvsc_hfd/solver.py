@@ -23,7 +23,7 @@ from core.methods.base import (
 )
 from core.methods.mvsc_hfd import incomplete, updates
 from core.methods.params import Param, ParamError, ParamSpec
-from core.numerics.kmeans import kmeans_steps
+from core.numerics.kmeans import kmeans_steps, restart_size
 from core.numerics.linalg import row_normalize
 from core.numerics.row_space import has_more_features
 from core.numerics.threads import blas_single
@@ -415,7 +415,13 @@ class MVSCHFD(BaseSolver):
         with blas_single():
             emb = row_normalize(updates.embedding(st.zt, self.embedding, c))
         msg = f"k-means ({self.kmeans_n_init} runs) on the singular vectors of Z"
-        km = kmeans_steps(emb, c, rng["postprocess_kmeans"], n_init=self.kmeans_n_init)
+        km = kmeans_steps(
+            emb,
+            c,
+            rng["postprocess_kmeans"],
+            n_init=self.kmeans_n_init,
+            restart_rows=restart_size(c),
+        )
         labels, _ = yield from rep.follow(km, "postprocess", msg)
         alpha2 = st.alpha**2
         return FitResult(
