@@ -24,7 +24,7 @@ from core.methods.base import (
 from core.methods.mvsc_hfd import incomplete, updates
 from core.methods.params import Param, ParamError, ParamSpec
 from core.numerics.kmeans import kmeans_steps, restart_size
-from core.numerics.linalg import row_normalize
+from core.numerics.linalg import polar, polar_stable, row_normalize
 from core.numerics.row_space import has_more_features
 from core.numerics.threads import blas_single
 from core.numerics.view_products import sq_norm
@@ -197,6 +197,19 @@ class MVSCHFD(BaseSolver):
                 advanced=True,
             ),
             Param(
+                "polar_completion",
+                "choice",
+                "stable",
+                "How the layers' and anchors' polar factors are completed when their product is "
+                "rank-deficient (the code's start makes the first ones rank 1): 'stable' takes the "
+                "undetermined directions from the identity, so 1e-8 changes of the data (float32 "
+                "rounding) cannot choose them (BDGP: ACC moved by 0.12 from rounding the input, "
+                "by 0.00 now); 'svd' keeps whatever the SVD returns, as the authors' code "
+                "(reproduces their MATLAB run).",
+                choices=("stable", "svd"),
+                advanced=True,
+            ),
+            Param(
                 "z_init",
                 "choice",
                 "first_m",
@@ -255,6 +268,7 @@ class MVSCHFD(BaseSolver):
         tol: float = 0.0,
         alpha_rule: str = "inverse_norm",
         w_update: str = "code_cache",
+        polar_completion: str = "stable",
         z_init: str = "first_m",
         embedding: str = "svd_Z",
         kmeans_n_init: int = 50,
@@ -272,6 +286,7 @@ class MVSCHFD(BaseSolver):
         self.tol = tol
         self.alpha_rule = alpha_rule
         self.w_update = w_update
+        self.polar_completion = polar_completion
         self.z_init = z_init
         self.embedding = embedding
         self.kmeans_n_init = kmeans_n_init
@@ -370,6 +385,7 @@ class MVSCHFD(BaseSolver):
         else:
             start = np.arange(m)
         code_cache = self.w_update == "code_cache"
+        factor = polar_stable if self.polar_completion == "stable" else polar
         st = updates.init_state(dims, widths, n, m, start, code_cache)
         sq_norms = [sq_norm(x) for x in views]
         rows = [w[0].shape[0] for w in st.w]
@@ -383,12 +399,15 @@ class MVSCHFD(BaseSolver):
             with blas_single():
                 if code_cache:
                     proj = [
-                        updates.w_sweep_code_cache(w, st.a, xz, st.cache)
+                        updates.w_sweep_code_cache(w, st.a, xz, st.cache, factor)
                         for w, xz in zip(st.w, st.xz, strict=True)
                     ]
                 else:
-                    proj = [updates.w_sweep(w, st.a, xz) for w, xz in zip(st.w, st.xz, strict=True)]
-                updates.a_step(st, proj)
+                    proj = [
+                        updates.w_sweep(w, st.a, xz, factor)
+                        for w, xz in zip(st.w, st.xz, strict=True)
+                    ]
+                updates.a_step(st, proj, factor)
                 if observed is None:
                     st.zt = updates.z_step(views, st)
                 else:

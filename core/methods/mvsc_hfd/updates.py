@@ -14,7 +14,7 @@ only ``xz`` gets zero rows, the data is untouched.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -129,7 +129,14 @@ def padded_xz(x: View, zt: np.ndarray, rows: int) -> np.ndarray:
     return xz
 
 
-def w_sweep(layers: list[np.ndarray], a: np.ndarray, xz: np.ndarray) -> np.ndarray:
+#: a polar factor: :func:`core.numerics.linalg.polar` (the authors' SVD completion) or
+#: :func:`core.numerics.linalg.polar_stable`
+PolarFn = Callable[[np.ndarray], np.ndarray]
+
+
+def w_sweep(
+    layers: list[np.ndarray], a: np.ndarray, xz: np.ndarray, factor: PolarFn = polar
+) -> np.ndarray:
     """Gauss–Seidel update of W_1 … W_δ of one view (spec §6.1); returns P_vᵀX_vZᵀ.
 
     Layer o maximises tr(W_oᵀ Ωᵀ X_vZᵀ Â_oᵀ) with Ω = W_1⋯W_{o−1} (already updated) and
@@ -141,13 +148,17 @@ def w_sweep(layers: list[np.ndarray], a: np.ndarray, xz: np.ndarray) -> np.ndarr
         suffix[o] = layers[o + 1] @ suffix[o + 1]
     b = xz  # Ωᵀ X_vZᵀ, carried down the layers
     for o in range(depth):
-        layers[o] = polar(b @ suffix[o].T)
+        layers[o] = factor(b @ suffix[o].T)
         b = layers[o].T @ b
     return b
 
 
 def w_sweep_code_cache(
-    layers: list[np.ndarray], a: np.ndarray, xz: np.ndarray, cache: list[np.ndarray]
+    layers: list[np.ndarray],
+    a: np.ndarray,
+    xz: np.ndarray,
+    cache: list[np.ndarray],
+    factor: PolarFn = polar,
 ) -> np.ndarray:
     """The authors' W-sweep, stale cache included (spec §6.1, compat only).
 
@@ -158,15 +169,15 @@ def w_sweep_code_cache(
     b = xz
     for o in range(depth):
         cache[o] = a if o == depth - 1 else layers[o + 1] @ cache[o + 1]
-        layers[o] = polar(b @ cache[o].T)
+        layers[o] = factor(b @ cache[o].T)
         b = layers[o].T @ b
     return b
 
 
-def a_step(st: HFDState, proj_xz: Sequence[np.ndarray]) -> None:
+def a_step(st: HFDState, proj_xz: Sequence[np.ndarray], factor: PolarFn = polar) -> None:
     """A = polar(Σ α_v² P_vᵀX_vZᵀ) (spec §6.2); then caches P_vA for every view."""
     w2 = st.alpha**2
-    st.a = polar(sum(wv * b for wv, b in zip(w2, proj_xz, strict=True)))
+    st.a = factor(sum(wv * b for wv, b in zip(w2, proj_xz, strict=True)))
     st.pa = []
     for layers in st.w:
         pa = st.a
