@@ -26,7 +26,7 @@ from core.methods.params import Param, ParamError, ParamSpec
 from core.numerics.kmeans import kmeans_steps, restart_size
 from core.numerics.linalg import polar, polar_stable, row_normalize
 from core.numerics.row_space import has_more_features
-from core.numerics.threads import blas_single
+from core.numerics.threads import blas_single, blas_threads
 from core.numerics.view_products import sq_norm
 
 log = logging.getLogger(__name__)
@@ -409,10 +409,12 @@ class MVSCHFD(BaseSolver):
                     ]
                 updates.a_step(st, proj, factor)
                 if observed is None:
-                    st.zt = updates.z_step(views, st)
+                    st.zt, st.xz = updates.z_xz_step(views, st, rows, blas_threads())
                 else:
                     st.zt = incomplete.masked_z_step(views, st, observed)
-                st.xz = [updates.padded_xz(x, st.zt, r) for x, r in zip(views, rows, strict=True)]
+                    st.xz = [
+                        updates.padded_xz(x, st.zt, r) for x, r in zip(views, rows, strict=True)
+                    ]
                 if observed is None:
                     f = updates.residual_norms(sq_norms, st)
                 else:

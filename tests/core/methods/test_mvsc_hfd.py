@@ -180,3 +180,18 @@ def test_layers_do_not_follow_rounding_noise():
     np.testing.assert_allclose(a.anchor_graph_, b.anchor_graph_, atol=1e-6)
     np.testing.assert_array_equal(a.labels_, b.labels_)
     assert MVSCHFD(4, depth=5, polar_completion="svd").fit(views).labels_.shape == (160,)
+
+
+def test_one_pass_z_step_equals_the_two_products(monkeypatch):
+    """Above FUSED_ROWS samples the Z-step and X_vZᵀ share one pass over row blocks (in
+    threads); the iterates equal the separate products up to rounding."""
+    g = np.random.default_rng(5)
+    labels = np.repeat([0, 1, 2], 100)
+    views = [g.normal(size=(300, d)) + 2 * g.normal(size=(3, d))[labels] for d in (20, 12)]
+    views.append(sp.csr_matrix(np.abs(views[0][:, :8]) * (g.random((300, 8)) < 0.3)))
+    whole = MVSCHFD(3, depth=3).fit(views)
+    monkeypatch.setattr(updates, "FUSED_ROWS", 64)
+    blocks = MVSCHFD(3, depth=3).fit(views)
+    np.testing.assert_allclose(blocks.objective_history_, whole.objective_history_, rtol=1e-10)
+    np.testing.assert_allclose(blocks.anchor_graph_, whole.anchor_graph_, atol=1e-10)
+    np.testing.assert_array_equal(blocks.labels_, whole.labels_)
