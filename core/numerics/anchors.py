@@ -221,8 +221,12 @@ def bkhk_steps(
     rng: np.random.Generator,
     max_iter: int = 100,
     space: str = "full",
+    sample: int | None = None,
 ) -> Generator[float, None, tuple[list[np.ndarray], list[np.ndarray]]]:
     """BKHK (FMDC spec §4.1): ``n_anchors`` = 2^p balanced groups; yields fraction done.
+
+    ``sample``: build the tree on that many random rows (all rows when None or >= n); the
+    anchors are then the group means of those rows, and the groups hold only them.
 
     ``space="sketch"`` forms the groups on a 64-dim random projection of the concatenated
     views (one pass over the data instead of ~20 per level), ``space="pca"`` on their top 64
@@ -235,6 +239,11 @@ def bkhk_steps(
     levels = int(np.log2(n_anchors) + 0.5)
     if 2**levels != n_anchors or n_anchors > n:
         raise ValueError(f"n_anchors must be a power of 2 and <= n, got {n_anchors} (n={n})")
+    if sample is not None and n_anchors <= sample < n:
+        rows = np.sort(rng.choice(n, sample, replace=False))
+        part = [x[rows] for x in views]  # a copy of sample rows: bounded whatever n is
+        anchors, groups = yield from bkhk_steps(part, n_anchors, rng, max_iter, space)
+        return anchors, [rows[g] for g in groups]
     original = views
     sketch = use_sketch(views, space)
     if sketch is not None:
