@@ -105,3 +105,24 @@ def label_column_sums(
         for q in range(indptr[i], indptr[i + 1]):
             out[indices[q], h] += data[q]
     return out
+
+
+@njit(**JIT)
+def place_csr_block(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    data: np.ndarray,
+    offset: int,
+    fill: np.ndarray,
+    out_idx: np.ndarray,
+    out_val: np.ndarray,
+) -> None:
+    """Append each row of one CSR block (columns shifted by ``offset``) at ``fill[i]`` in the
+    output arrays of a horizontal stack, advancing ``fill`` (see ``stack_graphs``)."""
+    for i in range(indptr.shape[0] - 1):
+        pos = fill[i]
+        for p in range(indptr[i], indptr[i + 1]):
+            out_idx[pos] = indices[p] + offset
+            out_val[pos] = data[p]
+            pos += 1
+        fill[i] = pos

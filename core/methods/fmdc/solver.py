@@ -26,13 +26,14 @@ from core.methods.fmdc.updates import (
     balance_empty_clusters,
     cross_gram,
     solve_view_weights,
+    stack_graphs,
     view_terms,
 )
 from core.methods.params import Param, ParamError, ParamSpec
 from core.numerics.graphs import normalize_anchor_graph
 from core.numerics.kmeans import kmeans_labels
 from core.numerics.row_space import lift_all
-from core.numerics.spectral import stacked_anchor_embedding
+from core.numerics.spectral import top_left_singular_vectors
 from core.numerics.streaming import anchor_steps, graph_steps
 
 log = logging.getLogger(__name__)
@@ -286,9 +287,10 @@ class FMDC(BaseSolver):
         n_init = self.n_init or (1 if self.init == "anchor_spectral" else 10)
         best: tuple | None = None
         embedding = None
+        stack = stack_graphs(zhats)  # [Ẑ_1, …, Ẑ_V]: the spectral start and every sweep
         for r in range(n_init):
-            labels0, embedding = self._initial_labels(zhats, c, rng, r, embedding)
-            run = yield from self._optimise(zhats, gram, labels0, rep, restart=r)
+            labels0, embedding = self._initial_labels(stack, len(zhats), c, rng, r, embedding)
+            run = yield from self._optimise(zhats, stack, gram, labels0, rep, restart=r)
             if best is None or run[1][-1] < best[1][-1] - 1e-12:
                 best = run
         labels, history, alpha, extra, n_iter, converged = best
@@ -331,15 +333,14 @@ class FMDC(BaseSolver):
         )  # fmt: skip
 
     def _initial_labels(
-        self, zhats: list[sp.csr_matrix], c: int, rng: dict, restart: int, embedding
+        self, stack: sp.csr_matrix, v: int, c: int, rng: dict, restart: int, embedding
     ) -> tuple[np.ndarray, np.ndarray | None]:
-        n = zhats[0].shape[0]
+        n = stack.shape[0]
         if self.init == "random":
             labels = rng["restarts"].permutation(np.arange(n) % c)
             return balance_empty_clusters(labels, c), None
-        if embedding is None:
-            w = [1.0 / len(zhats)] * len(zhats)
-            embedding = stacked_anchor_embedding(zhats, w, c, rng["svds_v0"])
+        if embedding is None:  # left singular vectors of [Ẑ_1, …, Ẑ_V] / √V (spec §6)
+            embedding = top_left_singular_vectors(stack * np.sqrt(1.0 / v), c, rng["svds_v0"])
         # restart 0: best of 10 k-means runs; later restarts: single runs with their own
         # seeds, so that restarts explore different starts (the lowest objective wins).
         g = rng["init"] if restart == 0 else rng["restarts"]
@@ -347,7 +348,7 @@ class FMDC(BaseSolver):
         return balance_empty_clusters(labels, c), embedding
 
     def _optimise(
-        self, zhats, gram, labels, rep: Reporter, restart: int
+        self, zhats, stack, gram, labels, rep: Reporter, restart: int
     ) -> Generator[IterationState, None, tuple]:
         n, v, c = zhats[0].shape[0], len(zhats), self.n_clusters
         labels = labels.astype(np.int64).copy()
@@ -357,7 +358,6 @@ class FMDC(BaseSolver):
         order = np.arange(n, dtype=np.int64)
         # Q = [√α_1 Ẑ_1, …] shares the structure of the unscaled stack; only its values and
         # Qᵀ Y = √α_v (Ẑ_vᵀ Y) change with α, so nothing n-sized is rebuilt per iteration
-        stack = sp.hstack(zhats, format="csr")
         widths = np.cumsum([0] + [z.shape[1] for z in zhats])
         col_view = np.repeat(np.arange(v), np.diff(widths))
         nnz_view = col_view[stack.indices]

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from core.methods.fmdc.jit import csr_cross_product
+from core.methods.fmdc.jit import csr_cross_product, place_csr_block
 from core.numerics.linalg import project_simplex, simplex_qp
 
 __all__ = [
@@ -15,6 +15,7 @@ __all__ = [
     "cross_gram",
     "fmdc_objective_terms",
     "solve_view_weights",
+    "stack_graphs",
     "view_terms",
 ]
 
@@ -59,6 +60,23 @@ def fmdc_objective_terms(zhats: Sequence[sp.csr_matrix], labels: np.ndarray, c: 
         b = (z.T @ ind).toarray()
         out[v] = 2.0 * float(np.einsum("ij,ij->j", b, b) @ inv)
     return out
+
+
+def stack_graphs(zs: Sequence[sp.csr_matrix]) -> sp.csr_matrix:
+    """[Z_1, …, Z_V] as CSR (the same matrix as ``sp.hstack(zs, format="csr")``, which
+    spent 0.7 s per call at n = 100k, 3 x 15 non-zeros per row, under load)."""
+    n = zs[0].shape[0]
+    lengths = sum(np.diff(z.indptr) for z in zs)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths, out=indptr[1:])
+    indices = np.empty(indptr[-1], dtype=np.int64)
+    data = np.empty(indptr[-1], dtype=np.float64)
+    fill = indptr[:-1].copy()
+    offset = 0
+    for z in zs:
+        place_csr_block(z.indptr, z.indices, z.data, offset, fill, indices, data)
+        offset += z.shape[1]
+    return sp.csr_matrix((data, indices, indptr), shape=(n, offset))
 
 
 def view_terms(sums: np.ndarray, widths: np.ndarray, counts: np.ndarray) -> np.ndarray:

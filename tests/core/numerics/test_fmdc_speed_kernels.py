@@ -10,6 +10,7 @@ import scipy.sparse as sp
 import naive
 from core.methods import FMDC
 from core.methods.fmdc.jit import csr_cross_product, label_column_sums
+from core.methods.fmdc.updates import stack_graphs
 from core.numerics import graphs
 from core.numerics.anchors import bkhk_steps
 from core.numerics.jit.graph import pkn_rows_into
@@ -92,3 +93,12 @@ def test_fmdc_tree_rows_rule():
     assert auto._tree_rows(1_000_000, 128) == 32768
     assert FMDC(10, bkhk_sample=0)._tree_rows(10**6, 1024) is None
     assert FMDC(10, bkhk_sample=4)._tree_rows(10_000, 1024) == 4096
+
+
+def test_stack_graphs_equals_scipy_hstack():
+    zs = [sp.random(50, w, density=0.2, format="csr", random_state=w) for w in (7, 3, 11)]
+    got = stack_graphs(zs)
+    expect = sp.hstack(zs, format="csr")
+    np.testing.assert_array_equal(got.indptr, expect.indptr)
+    np.testing.assert_array_equal(got.indices, expect.indices)
+    np.testing.assert_array_equal(got.data, expect.data)
