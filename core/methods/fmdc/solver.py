@@ -340,7 +340,10 @@ class FMDC(BaseSolver):
             labels = rng["restarts"].permutation(np.arange(n) % c)
             return balance_empty_clusters(labels, c), None
         if embedding is None:  # left singular vectors of [Ẑ_1, …, Ẑ_V] / √V (spec §6)
-            embedding = top_left_singular_vectors(stack * np.sqrt(1.0 / v), c, rng["svds_v0"])
+            scaled = sp.csr_matrix(
+                (stack.data * np.sqrt(1.0 / v), stack.indices, stack.indptr), shape=stack.shape
+            )
+            embedding = top_left_singular_vectors(scaled, c, rng["svds_v0"])
         # restart 0: best of 10 k-means runs; later restarts: single runs with their own
         # seeds, so that restarts explore different starts (the lowest objective wins).
         g = rng["init"] if restart == 0 else rng["restarts"]
@@ -359,15 +362,17 @@ class FMDC(BaseSolver):
         # Q = [√α_1 Ẑ_1, …] shares the structure of the unscaled stack; only its values and
         # Qᵀ Y = √α_v (Ẑ_vᵀ Y) change with α, so nothing n-sized is rebuilt per iteration
         widths = np.cumsum([0] + [z.shape[1] for z in zhats])
-        col_view = np.repeat(np.arange(v), np.diff(widths))
-        nnz_view = col_view[stack.indices]
+        col_view = np.repeat(np.arange(v, dtype=np.uint8 if v < 256 else np.int64), np.diff(widths))
+        nnz_view = col_view[stack.indices]  # one byte per non-zero (a 1M x 3 x 15 stack: 45 MB)
+        q_data = np.empty_like(stack.data)
         row_sq = np.column_stack([np.asarray(z.multiply(z).sum(axis=1)).ravel() for z in zhats])
         sums = label_column_sums(stack.indptr, stack.indices, stack.data, labels, c, widths[-1])
         converged = False
         it = 0
         for it in range(1, self.max_iter + 1):
             root = np.sqrt(alpha)
-            q_data = stack.data * root[nnz_view]
+            np.take(root, nnz_view, out=q_data)
+            q_data *= stack.data
             s = row_sq @ alpha
             b = sums * root[col_view][:, None]
             a = np.einsum("ij,ij->j", b, b)
