@@ -20,10 +20,11 @@ from core.numerics.jit.graph import (
     gather_csr_mean,
     gather_dense_dot,
     gather_dense_mean,
+    seed_gaps,
 )
 from core.numerics.threads import blas_single
 
-__all__ = ["bkhk_steps", "group_means", "kmeanspp_seeds", "pca_sketch"]
+__all__ = ["bkhk_steps", "group_means", "kmeanspp_seeds", "pca_sketch", "two_seeds"]
 
 
 def _dot(x: View, rows: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -65,6 +66,19 @@ def kmeanspp_seeds(
         pick = rng.integers(rows.size) if total <= 0 else rng.choice(rows.size, p=closest / total)
         chosen.append(int(rows[pick]))
     return np.asarray(chosen)
+
+
+def two_seeds(
+    x: np.ndarray, rows: np.ndarray, rng: np.random.Generator, sq: np.ndarray
+) -> np.ndarray:
+    """``kmeanspp_seeds([x], rows, 2, rng, [sq])`` for one dense matrix, draw for draw, with the
+    distances in one kernel call: BKHK seeds 1023 splits for 1024 anchors, and the general
+    function's per-call overhead was 0.15 s of CPU at n = 10k (0.3x the fit's BLAS floor)."""
+    first = int(rows[rng.integers(rows.size)])
+    closest = seed_gaps(x, rows, first, sq)
+    total = closest.sum()
+    pick = rng.integers(rows.size) if total <= 0 else rng.choice(rows.size, p=closest / total)
+    return np.array([first, int(rows[pick])])
 
 
 def _balanced_2means(
@@ -203,7 +217,7 @@ def _split_level(
     max_iter: int,
 ) -> list[np.ndarray]:
     """Split every group of one level in halves with one call of the level kernel."""
-    seeds = np.array([kmeanspp_seeds([x], g, 2, rng, sq) for g in groups])
+    seeds = np.array([two_seeds(x, g, rng, sq[0]) for g in groups])
     rows = np.concatenate(groups)
     offsets = np.concatenate([[0], np.cumsum([g.size for g in groups])])
     order = balanced_split_level(x, rows, offsets, seeds[:, 0], seeds[:, 1], max_iter)

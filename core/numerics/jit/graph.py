@@ -256,3 +256,19 @@ def balanced_split_level(
             x, rows[lo:hi], x[seed0[g]].astype(np.float64), x[seed1[g]].astype(np.float64), max_iter
         )
     return out
+
+
+@njit(**JIT)
+def seed_gaps(x: np.ndarray, rows: np.ndarray, first: int, sq: np.ndarray) -> np.ndarray:
+    """max(‖x_r − x_first‖², 0) for r in rows, as ``sq[r] + sq[first] − 2 x_r·x_first`` with
+    the dot product accumulated in float64 (k-means++'s second draw, BKHK's splits)."""
+    w = x[first].astype(np.float64)
+    out = np.empty(rows.shape[0], dtype=np.float64)
+    for t in range(rows.shape[0]):
+        r = rows[t]
+        s = 0.0
+        for j in range(x.shape[1]):
+            s += x[r, j] * w[j]
+        d = (sq[r] + sq[first]) - 2.0 * s
+        out[t] = d if d > 0.0 else 0.0
+    return out

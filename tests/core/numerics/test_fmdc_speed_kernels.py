@@ -12,7 +12,8 @@ from core.methods import FMDC
 from core.methods.fmdc.jit import csr_cross_product, label_column_sums
 from core.methods.fmdc.updates import stack_graphs
 from core.numerics import graphs
-from core.numerics.anchors import bkhk_steps
+from core.numerics.anchors import bkhk_steps, kmeanspp_seeds, two_seeds
+from core.numerics.graphs import row_sq_norms
 from core.numerics.jit.graph import pkn_rows_into
 
 pytestmark = pytest.mark.kernels
@@ -102,3 +103,21 @@ def test_stack_graphs_equals_scipy_hstack():
     np.testing.assert_array_equal(got.indptr, expect.indptr)
     np.testing.assert_array_equal(got.indices, expect.indices)
     np.testing.assert_array_equal(got.data, expect.data)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_two_seeds_draws_as_kmeanspp_seeds(rng, dtype):
+    x = rng.normal(size=(300, 6)).astype(dtype)
+    x[5] = x[7]  # a zero distance
+    sq = row_sq_norms(x)
+    for size in (2, 3, 40, 300):
+        rows = np.sort(rng.choice(300, size, replace=False))
+        for seed in range(5):
+            a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+            np.testing.assert_array_equal(
+                two_seeds(x, rows, a, sq), kmeanspp_seeds([x], rows, 2, b, [sq])
+            )
+            assert a.random() == b.random()  # the streams stay in step
+    same = np.array([3, 3, 3])  # every distance 0: the second seed is a uniform draw
+    got = two_seeds(x, same, np.random.default_rng(0), sq)
+    np.testing.assert_array_equal(got, kmeanspp_seeds([x], same, 2, np.random.default_rng(0), [sq]))
