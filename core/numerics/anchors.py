@@ -139,13 +139,15 @@ def pca_sketch(
     rng: np.random.Generator,
     oversample: int = 16,
     power_iter: int = 1,
-    sample: int = 20_000,
+    sample: int = 4096,
 ) -> np.ndarray:
     """Coordinates of the rows on the top ``dim`` (uncentred) principal directions of the
     concatenated views (n x dim). The directions come from a randomized range finder with
     one power iteration (Halko, Martinsson, Tropp 2011, Alg. 4.4) on at most ``sample``
     random rows; then one BLAS pass projects every row (the range finder on all rows of
-    n = 100k cost as much as the BLAS floor of FMDC's graph stage).
+    n = 100k cost as much as the BLAS floor of FMDC's graph stage; on 20k rows it was still
+    about 0.8 s of FMDC's 2.2 s CPU time at n = 10k. FMDC on Hdigit, seeds 0-4: ACC 0.9898
+    with 20k rows, 0.9896 with 4096, 0.9894 with 2048).
 
     Unlike a Gaussian projection, which distorts every distance by about ±sqrt(8/dim), it
     keeps the directions that carry the clusters: FMDC with m = 1024, 4 seeds, Hdigit ACC
