@@ -72,11 +72,24 @@ def _pss_kb(pid: int) -> int:
     return 0
 
 
+def _name(pid: int) -> str:
+    """ "window" for this process, else the child's module (solver_process, ...)."""
+    if pid == os.getpid():
+        return "window"
+    try:
+        args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return str(pid)
+    mods = [a.decode() for a in args if a.startswith(b"mvc_gui.") or a.endswith(b".py")]
+    return mods[0].rsplit(".", 1)[-1] if mods else str(pid)
+
+
 class PssSampler:
     """Peak of the summed PSS of this process and its descendants, sampled every 0.5 s."""
 
     def __init__(self) -> None:
         self.peak_kb, self.peak_parts = 0, {}
+        self.own_peak: dict[int, tuple[int, str]] = {}  # pid: (its own peak PSS, name)
         self._stop = threading.Event()
         threading.Thread(target=self._run, daemon=True).start()
 
@@ -88,6 +101,9 @@ class PssSampler:
                 pids.append(pid)
                 todo.extend(_children(pid))
             parts = {pid: _pss_kb(pid) for pid in pids}
+            for pid, kb in parts.items():
+                if kb > self.own_peak.get(pid, (0, ""))[0]:
+                    self.own_peak[pid] = (kb, self.own_peak.get(pid, (0, ""))[1] or _name(pid))
             total = sum(parts.values())
             if total > self.peak_kb:
                 self.peak_kb, self.peak_parts = total, parts
@@ -95,9 +111,15 @@ class PssSampler:
     def stop(self) -> str:
         self._stop.set()
         me = self.peak_parts.get(os.getpid(), 0)
+        each = ", ".join(
+            f"{name} {kb / 2**20:.2f}"
+            for kb, name in sorted(self.own_peak.values(), reverse=True)
+            if kb > 2**16
+        )
         return (
             f"peak summed PSS {self.peak_kb / 2**20:.2f} GB "
-            f"({len(self.peak_parts)} processes; window {me / 2**20:.2f} GB)"
+            f"({len(self.peak_parts)} processes; window {me / 2**20:.2f} GB)\n"
+            f"  each process's own peak PSS, GB: {each}"
         )
 
 
@@ -179,6 +201,7 @@ def main() -> int:
     print(f"layout: on screen {first} after the run's end, final {last}, {len(frames)} frames")
     print(f"  event-loop stall during the layout: {_fmt(meter.stop())}")
     print(pss.stop())
+    print(f"load average at the end: {Path('/proc/loadavg').read_text().split()[:3]}")
     win.close()
     return 0
 
