@@ -131,6 +131,7 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=1800.0)
     ap.add_argument("--after-frame", type=float, default=60.0, help="s watched after a frame")
     ap.add_argument("--trace", action="store_true", help="print stacks during stalls > 150 ms")
+    ap.add_argument("--screenshot", default=None, help="PNG of the window at the end")
     args = ap.parse_args()
     folder = Path(args.folder or tempfile.gettempdir()) / f"mvc-gui-{args.n}"
     folder.mkdir(parents=True, exist_ok=True)
@@ -201,6 +202,13 @@ def main() -> int:
     print(f"layout: on screen {first} after the run's end, final {last}, {len(frames)} frames")
     print(f"  event-loop stall during the layout: {_fmt(meter.stop())}")
     print(pss.stop())
+    if args.screenshot:
+        emb = win.plots["embedding"]
+        emb.scatter.wait_rendered()
+        wait_until(app, lambda: False, 0.5)
+        win.grab().save(args.screenshot)
+        emb.grab().save(str(Path(args.screenshot).with_suffix("")) + "_embedding.png")
+        print(f"screenshots: {args.screenshot} (+ _embedding.png)")
     print(f"load average at the end: {Path('/proc/loadavg').read_text().split()[:3]}")
     win.close()
     return 0
