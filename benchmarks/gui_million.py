@@ -80,7 +80,7 @@ def _name(pid: int) -> str:
         args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
         return str(pid)
-    mods = [a.decode() for a in args if a.startswith(b"mvc_gui.") or a.endswith(b".py")]
+    mods = [a.decode() for a in args if a.startswith((b"mvc_gui.", b"core.")) or a.endswith(b".py")]
     return mods[0].rsplit(".", 1)[-1] if mods else str(pid)
 
 
@@ -90,6 +90,8 @@ class PssSampler:
     def __init__(self) -> None:
         self.peak_kb, self.peak_parts = 0, {}
         self.own_peak: dict[int, tuple[int, str]] = {}  # pid: (its own peak PSS, name)
+        self.phases: list[tuple[str, int, dict[str, int]]] = []  # (phase, peak, parts)
+        self._phase = "start"
         self._stop = threading.Event()
         threading.Thread(target=self._run, daemon=True).start()
 
@@ -107,6 +109,15 @@ class PssSampler:
             total = sum(parts.values())
             if total > self.peak_kb:
                 self.peak_kb, self.peak_parts = total, parts
+            if not self.phases or self.phases[-1][0] != self._phase:
+                self.phases.append((self._phase, 0, {}))
+            if total > self.phases[-1][1]:
+                named = {self.own_peak.get(pid, (0, str(pid)))[1]: kb for pid, kb in parts.items()}
+                self.phases[-1] = (self._phase, total, named)
+
+    def phase(self, name: str) -> None:
+        """Peaks from now on count for phase ``name`` (open, run, layout)."""
+        self._phase = name
 
     def stop(self) -> str:
         self._stop.set()
@@ -116,11 +127,15 @@ class PssSampler:
             for kb, name in sorted(self.own_peak.values(), reverse=True)
             if kb > 2**16
         )
-        return (
+        lines = [
             f"peak summed PSS {self.peak_kb / 2**20:.2f} GB "
-            f"({len(self.peak_parts)} processes; window {me / 2**20:.2f} GB)\n"
-            f"  each process's own peak PSS, GB: {each}"
-        )
+            f"({len(self.peak_parts)} processes; window {me / 2**20:.2f} GB)",
+            f"  each process's own peak PSS, GB: {each}",
+        ]
+        for name, kb, parts in self.phases:
+            inside = ", ".join(f"{p} {v / 2**20:.2f}" for p, v in parts.items() if v > 2**16)
+            lines.append(f"  peak summed PSS during {name}: {kb / 2**20:.2f} GB ({inside})")
+        return "\n".join(lines)
 
 
 def main() -> int:
@@ -159,6 +174,7 @@ def main() -> int:
     win.data_loaded.connect(lambda: loaded.append(time.perf_counter()))
     win.loading.failed.connect(lambda m, _d: loaded.append(m))
     meter.start()
+    pss.phase("open")
     t0 = time.perf_counter()
     win.open_path(str(path))
     wait_until(app, lambda: bool(loaded), args.timeout)
@@ -181,6 +197,7 @@ def main() -> int:
     win.method_panel.set_method(args.method)
     win.method_panel.reset_defaults()
     meter.start()
+    pss.phase("run")
     t0 = time.perf_counter()
     win.run()
     wait_until(app, lambda: bool(finished or failed), args.timeout)
@@ -190,6 +207,7 @@ def main() -> int:
     if finished:
         print(f"  metrics: { {k: round(v, 4) for k, v in finished[-1].result.metrics.items()} }")
     meter.start()
+    pss.phase("layout after the run")
     # the layout child starts with the data, so frames may predate the run's end; a 1M layout
     # refines for many minutes: wait for points on screen, then --after-frame seconds more
     wait_until(app, lambda: bool(frames) or not win.embedder.busy, args.timeout)
