@@ -84,7 +84,11 @@ class StallTracer:
         while not self._stop.wait(0.02):
             t0 = time.perf_counter()
             late = t0 - self.meter._last
-            if self.meter.timer.isActive() and late > self.limit and self.meter._last != reported:
+            try:
+                active = self.meter.timer.isActive()
+            except RuntimeError:  # the timer is gone: the benchmark is ending
+                return
+            if active and late > self.limit and self.meter._last != reported:
                 reported = self.meter._last
                 print(f"--- GUI thread silent for {late * 1000:.0f} ms; stacks:", flush=True)
                 for tid, frame in sys._current_frames().items():
