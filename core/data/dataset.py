@@ -199,7 +199,8 @@ class MultiViewDataset:
         dtype = holding_dtype(given)
         views = check_views(given, dtype=dtype)
         object.__setattr__(self, "views", views)
-        if dtype == np.float32 and any(_value_dtype(v) != np.float32 for v in given):
+        in_memory = [v for v in given if not _is_block_source(v)]  # sources keep their dtype
+        if dtype == np.float32 and any(_value_dtype(v) != np.float32 for v in in_memory):
             note = (
                 f"held as float32 ({stored_values(views):,} values, more than "
                 f"{FLOAT32_ABOVE:,}): half the memory of float64"
@@ -351,6 +352,8 @@ class MultiViewDataset:
 
 def view_summary(name: str, v: View) -> dict[str, object]:
     """Shape, storage, sparsity, all-zero rows and value range of one view."""
+    if _is_block_source(v):  # read in row blocks: one pass (core.data.column_stats)
+        return v.view_summary(name)
     n, d = v.shape
     if sp.issparse(v):
         nnz = int(v.nnz)
