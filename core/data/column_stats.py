@@ -3,7 +3,8 @@
 Means and squared deviations are merged block by block with Chan et al.'s update, so the
 deviations are as accurate as numpy's two-pass ones. Used for the dataset summary of a
 streamed view and for its preprocessing (:mod:`core.data.stream_stats`). Sources are
-duck-typed (``shape``, ``blocks()``): this module imports no other part of core.data.
+duck-typed (``shape``, ``blocks()``), so ``core.data.blocks`` and
+``core.data.preprocess_stats`` can use this module without an import circle.
 """
 
 from __future__ import annotations
@@ -12,7 +13,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["ColumnStats", "column_stats", "source_summary"]
+from core.data.dataset import DataError
+from core.data.preprocessing import AUTO_RULES, SCALE_SPREAD_LIMIT, std_spread
+
+__all__ = [
+    "ColumnStats",
+    "choose_auto_from_stats",
+    "column_stats",
+    "fitted_stats",
+    "source_summary",
+]
 
 
 @dataclass
@@ -86,3 +96,65 @@ def source_summary(name: str, source: object) -> dict[str, object]:
         "integer_valued": s.integer_valued,
         "streamed": True,
     }
+
+
+def _is_count(s: ColumnStats) -> bool:
+    return s.lo.min() >= 0 and s.integer_valued and (s.sparse or s.density < 0.5)
+
+
+def _general(s: ColumnStats) -> str:
+    if s.sparse:
+        return "l2"
+    if s.lo.min() < 0:
+        return "zscore"
+    if s.density < 0.5 or std_spread(s.std()) <= SCALE_SPREAD_LIMIT:
+        return "l2"
+    return "zscore"
+
+
+def choose_auto_from_stats(s: ColumnStats, rule: str) -> str:
+    """``core.data.preprocessing.AUTO_RULES`` decided from column statistics."""
+    if rule not in AUTO_RULES:
+        raise DataError(f"unknown auto preprocessing rule {rule!r}; choose from {list(AUTO_RULES)}")
+    if rule == "zscore":
+        return "zscore"
+    if rule == "raw_counts":
+        return "none" if s.sparse or _is_count(s) else "zscore"
+    if rule == "tfidf_text":
+        if _is_count(s):
+            return "tfidf"
+        if s.sparse and s.lo.min() >= 0:
+            return "l2"
+    return _general(s)
+
+
+def fitted_stats(s: ColumnStats, method: str) -> tuple[dict[str, np.ndarray], str]:
+    """The statistics ``apply_stats`` needs for ``method``, and the name ``preprocess`` gives."""
+    d = s.mean.size
+    if method == "zscore":
+        shift = np.zeros(d) if s.sparse else s.mean
+        name = "zscore (unit variance, not centred: sparse view)" if s.sparse else "zscore"
+        return {"kind": np.str_("zscore"), "scale": s.std(ddof=1), "shift": shift}, name
+    if method == "minmax":
+        if s.sparse:  # the min/max over blocks include the implicit zeros, as scipy's do
+            neg = np.any(s.lo < 0)
+            scale = np.maximum(np.abs(s.lo), np.abs(s.hi)) if neg else s.hi
+            name = "minmax (max-abs scaling: sparse view with negatives)" if neg else "minmax"
+            return {"kind": np.str_("minmax"), "scale": scale, "shift": np.zeros(d)}, name
+        return {"kind": np.str_("minmax"), "shift": s.lo, "scale": s.hi - s.lo}, "minmax"
+    if method == "maxscale":
+        top = float(s.hi.max())
+        if top <= 0:
+            top = float(max(abs(s.lo.min()), abs(s.hi.max())))
+        return {"kind": np.str_("maxscale"), "top": np.float64(top or 1.0)}, "maxscale"
+    if method == "tfidf":
+        if s.lo.min() < 0:
+            raise DataError("tf-idf needs non-negative counts; this view has negative values")
+        return {"kind": np.str_("tfidf"), "idf": np.log(s.n / np.maximum(s.nnz, 1))}, "tfidf"
+    return {"kind": np.str_(method)}, method  # none, l2: row-wise or nothing
+
+
+def source_fit_stats(source: object, chosen: str) -> dict[str, np.ndarray]:
+    """``core.data.preprocess_stats.fit_stats`` of a row-block view (its cached pass)."""
+    kind = chosen.removeprefix("auto: ").split(" ")[0]
+    return fitted_stats(column_stats(source), kind)[0]

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -33,7 +34,14 @@ from core.data.dataset import DataError, MultiViewDataset
 from core.data.io.assemble import natural_key
 from core.data.sources import CsrSource, NpzMemberSource
 
-__all__ = ["available_ram", "estimate_bytes", "open_streamed", "stream_reason"]
+__all__ = [
+    "available_ram",
+    "estimate_bytes",
+    "open_streamed",
+    "stream_reason",
+    "with_note",
+    "worth_checking",
+]
 
 _LABELS = tuple(
     "y gt gnd truth truelabel truelabels true_label true_labels labels label y0 groundtruth "
@@ -79,6 +87,18 @@ def _csr_nnz(v: object) -> int:
         return int(indptr[-1])
 
 
+def worth_checking(path: str | os.PathLike[str], threshold: int | None = None) -> bool:
+    """False when the file is so small on disk (< 1/20 of the limit) that its views surely
+    fit: then it is not even opened here (the isolated reader child reads it)."""
+    p = Path(path)
+    try:
+        size = sum(f.stat().st_size for f in p.iterdir()) if p.is_dir() else p.stat().st_size
+    except OSError:
+        return False
+    limit = threshold if threshold is not None else int(RAM_SHARE * available_ram())
+    return size * 20 > limit
+
+
 def stream_reason(
     path: str | os.PathLike[str], ram: int | None = None, threshold: int | None = None
 ) -> str | None:
@@ -100,6 +120,12 @@ def stream_reason(
         f"the views take {need / 2**30:.2f} GB as float64, more than {limit / 2**30:.2f} GB "
         f"({rule}): read in row blocks"
     )
+
+
+def with_note(ds: MultiViewDataset, reason: str) -> MultiViewDataset:
+    """``ds`` with why it is streamed among its warnings (shown) and in ``meta``."""
+    note = f"read in row blocks (out-of-core): {reason}"
+    return replace(ds, warnings=[*ds.warnings, note], meta={**ds.meta, "stream_reason": reason})
 
 
 def open_streamed(path: str | os.PathLike[str], name: str | None = None) -> MultiViewDataset:

@@ -116,6 +116,10 @@ def representation(
     if not views:
         raise ValueError("no views to embed")
     parts = []
+    if any(callable(getattr(v, "blocks", None)) for v in views):  # read in row blocks
+        from core.numerics.stream_layout import streamed_parts
+
+        parts, views = streamed_parts(views, n_components, random_state), []
     for v in views:
         norm = float(sp.linalg.norm(v)) if sp.issparse(v) else _norm(v)
         parts.append(_reduce(v, n_components, random_state, 1.0 / norm if norm > 0 else 1.0))

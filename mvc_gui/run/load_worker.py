@@ -34,6 +34,9 @@ class LoadLimits:
     timeout: float = DEFAULT_TIMEOUT
     memory: int | str | None = "auto"
     child_module: str = "core.data.isolated_load"
+    #: views taking more bytes than this as float64 are read in row blocks (out-of-core);
+    #: None: half the available RAM (core.data.streamed.stream_reason)
+    stream_above: int | None = None
 
 
 class LoadWorker(_ThreadWorker):
@@ -63,6 +66,10 @@ class LoadWorker(_ThreadWorker):
         """True when the data was handed over (the store is then the session's)."""
         lim = self.limits
         try:
+            streamed = self._streamed()
+            if streamed is not None:
+                self._emit(self.done, streamed)
+                return False  # no store: the views stay in the file
             ds = load_isolated(
                 self.path,
                 timeout=lim.timeout,
@@ -85,3 +92,21 @@ class LoadWorker(_ThreadWorker):
                 self._emit(self.done, result)
                 return True
         return False
+
+    def _streamed(self) -> tuple[DataSession, dict] | None:
+        """A file whose views would not fit in memory: opened with row-block views (only
+        labels, ids and metadata are read), summarised in one pass per view; else None."""
+        if isinstance(self.path, DataSpec):
+            return None
+        from core.data.streamed import open_streamed, stream_reason, with_note, worth_checking
+
+        threshold = self.limits.stream_above
+        if not worth_checking(self.path, threshold) or self._stop.is_set():
+            return None
+        reason = stream_reason(self.path, threshold=threshold)
+        if reason is None:
+            return None
+        self._emit(self.progress, 0.0, "opening in row blocks: " + reason)
+        ds = with_note(open_streamed(self.path), reason)
+        summary = ds.summary()  # one pass per view (the statistics are kept for the runs)
+        return DataSession(ds), summary
