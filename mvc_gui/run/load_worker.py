@@ -16,8 +16,10 @@ from dataclasses import dataclass, replace
 
 from PySide6.QtCore import QObject, Signal
 
+from core.data.dataset import DataError
 from core.data.io import DataSpec
 from core.data.isolated_load import DEFAULT_TIMEOUT, LoadCancelled, load_isolated
+from core.data.mapped import MAP_ABOVE
 from core.data.store import read_summary
 from mvc_gui.model.data_session import DataSession
 from mvc_gui.model.data_stores import new_store_dir
@@ -37,6 +39,9 @@ class LoadLimits:
     #: views taking more bytes than this as float64 are read in row blocks (out-of-core);
     #: None: half the available RAM (core.data.streamed.stream_reason)
     stream_above: int | None = None
+    #: files of more bytes whose views are plain arrays are memory-mapped in place (no reader
+    #: child, no store copy; core.data.mapped); None: always the reader child
+    map_above: int | None = MAP_ABOVE
 
 
 class LoadWorker(_ThreadWorker):
@@ -45,6 +50,8 @@ class LoadWorker(_ThreadWorker):
 
     progress = Signal(float, str)
     done = Signal(object)
+    #: (session, exact summary) after a memory-mapped open answered with a sampled one
+    summary_ready = Signal(object, object)
     failed = Signal(str, str)
     cancelled = Signal()
 
@@ -70,6 +77,8 @@ class LoadWorker(_ThreadWorker):
             if streamed is not None:
                 self._emit(self.done, streamed)
                 return False  # no store: the views stay in the file
+            if self._mapped():
+                return False  # mapped where it is: no store either
             ds = load_isolated(
                 self.path,
                 timeout=lim.timeout,
@@ -92,6 +101,27 @@ class LoadWorker(_ThreadWorker):
                 self._emit(self.done, result)
                 return True
         return False
+
+    def _mapped(self) -> bool:
+        """A large file stored as plain arrays: mapped in place, shown with a summary of a
+        row sample at once, the exact summary (and the NaN/Inf check) after one more pass."""
+        if isinstance(self.path, DataSpec) or self.limits.map_above is None:
+            return False
+        from core.data.mapped import exact_summary, open_mapped, sampled_summary
+
+        ds = open_mapped(self.path, self.limits.map_above)
+        if ds is None:
+            return False
+        session, first = DataSession(ds), sampled_summary(ds)
+        self._emit(self.done, (session, first))
+        if self._stop.is_set():
+            return True
+        try:
+            exact = exact_summary(ds)
+        except DataError as exc:  # the NaN/Inf check deferred at opening
+            exact = {**first, "warnings": [*ds.warnings, f"{exc}: runs will refuse these views"]}
+        self._emit(self.summary_ready, session, exact)
+        return True
 
     def _streamed(self) -> tuple[DataSession, dict] | None:
         """A file whose views would not fit in memory: opened with row-block views (only

@@ -36,3 +36,26 @@ def test_a_streamed_file_opens_runs_fmdc_and_refuses_alpc(qtbot, window, tmp_pat
     assert window.messages.level == "error"
     assert "needs the views in memory" in window.messages.text
     assert "read in row blocks" in window.messages.text and "FMDC" in window.messages.text
+
+
+def test_a_large_npz_is_mapped_in_place_with_a_sampled_then_exact_summary(qtbot, window, tmp_path):
+    views, labels = make_blobs_views(n=150, c=3, dims=(4, 6))
+    path = tmp_path / "mapped.npz"
+    np.savez(path, X0=views[0], X1=views[1], y=labels)
+    window.loading.limits.map_above = 0  # any file is "large"
+    first: list[str] = []  # the panel as the data arrive (the exact summary may follow fast)
+    window.data_loaded.connect(lambda: first.append(window.dataset_panel.header.text()))
+    with qtbot.waitSignal(window.loading.summary_updated, timeout=60_000):
+        window.open_path(str(path))
+    assert "the exact one follows" in first[0]
+    session = window.session
+    assert session.store_dir is None and not session.streamed
+    base = session.dataset.views[0]
+    while not isinstance(base, np.memmap):  # a view of the file itself, not a copy
+        base = base.base
+    assert "summary from" not in window.dataset_panel.header.text()
+    window.method_panel.set_method("fmdc")
+    window.method_panel.set_params({"n_clusters": 3})
+    with qtbot.waitSignal(window.controller.run_finished, timeout=120_000):
+        assert window.run() is not None
+    assert accuracy(labels, window.controller.history.labels) > 0.9
