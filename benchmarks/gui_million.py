@@ -109,6 +109,8 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=1800.0)
     ap.add_argument("--after-frame", type=float, default=60.0, help="s watched after a frame")
     ap.add_argument("--trace", action="store_true", help="print stacks during stalls > 150 ms")
+    ap.add_argument("--skip-run", action="store_true", help="only open the file (and wait for "
+                    "the exact summary of a memory-mapped one)")  # fmt: skip
     args = ap.parse_args()
     folder = Path(args.folder or tempfile.gettempdir()) / f"mvc-gui-{args.n}"
     folder.mkdir(parents=True, exist_ok=True)
@@ -147,6 +149,8 @@ def main() -> int:
         return 1
     ds = win.session.dataset
     print(f"  {ds.n_samples:,} samples, dims {ds.dims}, dtypes {[v.dtype.name for v in ds.views]}")
+    if args.skip_run:
+        return _open_only(app, win, pss, meter, t0, args.timeout)
 
     frames: list[tuple[float, bool]] = []
     win.embedder.layout_updated.connect(
@@ -178,6 +182,21 @@ def main() -> int:
     last = f"{final[-1] - t_end:.1f} s" if final else f"not within {args.after_frame:g} s more"
     print(f"layout: on screen {first} after the run's end, final {last}, {len(frames)} frames")
     print(f"  event-loop stall during the layout: {_fmt(meter.stop())}")
+    print(pss.stop())
+    win.close()
+    return 0
+
+
+def _open_only(app, win, pss, meter, t0: float, timeout: float) -> int:
+    """--skip-run: wait for the exact summary of a memory-mapped file, then stop."""
+    exact: list[float] = []
+    win.loading.summary_updated.connect(lambda: exact.append(time.perf_counter()))
+    meter.start()
+    if win.session.store_dir is None:  # mapped in place: the exact summary follows
+        header = win.dataset_panel.header.text
+        wait_until(app, lambda: bool(exact) or "summary from" not in header(), timeout)
+        when = f"{exact[0] - t0:.1f} s after the open started" if exact else "not in time"
+        print(f"exact summary: {when}; stall meanwhile {_fmt(meter.stop())}")
     print(pss.stop())
     win.close()
     return 0

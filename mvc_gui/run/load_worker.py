@@ -107,7 +107,7 @@ class LoadWorker(_ThreadWorker):
         row sample at once, the exact summary (and the NaN/Inf check) after one more pass."""
         if isinstance(self.path, DataSpec) or self.limits.map_above is None:
             return False
-        from core.data.mapped import exact_summary, open_mapped, sampled_summary
+        from core.data.mapped import exact_summary_isolated, open_mapped, sampled_summary
 
         ds = open_mapped(self.path, self.limits.map_above)
         if ds is None:
@@ -116,11 +116,12 @@ class LoadWorker(_ThreadWorker):
         self._emit(self.done, (session, first))
         if self._stop.is_set():
             return True
-        try:
-            exact = exact_summary(ds)
+        try:  # in a child: its pass would hold this interpreter's lock against the GUI
+            exact = exact_summary_isolated(self.path, cancel=self._stop.is_set)
         except DataError as exc:  # the NaN/Inf check deferred at opening
             exact = {**first, "warnings": [*ds.warnings, f"{exc}: runs will refuse these views"]}
-        self._emit(self.summary_ready, session, exact)
+        if exact is not None:
+            self._emit(self.summary_ready, session, exact)
         return True
 
     def _streamed(self) -> tuple[DataSession, dict] | None:

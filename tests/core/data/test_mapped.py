@@ -11,7 +11,13 @@ from table_fixtures import _anndata
 from core.data.dataset import DataError, MultiViewDataset
 from core.data.demo import make_synthetic
 from core.data.io import load_dataset
-from core.data.mapped import _row_ranges, exact_summary, open_mapped, sampled_summary
+from core.data.mapped import (
+    _row_ranges,
+    exact_summary,
+    exact_summary_isolated,
+    open_mapped,
+    sampled_summary,
+)
 from core.data.store import write_store
 
 
@@ -78,6 +84,8 @@ def test_a_nan_is_found_by_the_exact_pass_and_by_the_solver(data, tmp_path):
     ds = open_mapped(tmp_path / "nan.npz", min_bytes=0)  # opening does not read every value
     with pytest.raises(DataError, match="row 250, column 3"):
         exact_summary(ds)
+    with pytest.raises(DataError, match="row 250, column 3"):  # the GUI's child process
+        exact_summary_isolated(tmp_path / "nan.npz")
     from core.methods import REGISTRY
 
     with pytest.raises(DataError, match="row 250, column 3"):
