@@ -66,3 +66,11 @@ def test_stream_on_a_format_read_whole_says_what_to_convert_to(tmp_path, capsys)
     assert "compressed" in capsys.readouterr().err
     assert main(["run", "--demo", "--method", "fmdc", "--stream"]) == 2
     assert "--stream reads one data file" in capsys.readouterr().err
+
+
+def test_dtll_runs_on_row_blocks_too(mat73, capsys):
+    path, _ = mat73
+    assert main(["run", str(path), "--method", "dtll", "--stream", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert "streaming: asked for with --stream" in captured.err
+    assert _acc(captured.out) > 0.6
