@@ -68,7 +68,7 @@ def stream_plan(args: argparse.Namespace, method: str) -> str | None:
         if mode == "on":
             raise DataError("--stream reads one data file (not --demo or --view tables)")
         return None
-    from core.data.streamed import estimate_bytes, open_streamed, stream_reason
+    from core.data.streamed import estimate_bytes, open_streamed, stream_reason, worth_checking
 
     if mode == "on":
         ds = open_streamed(args.file)  # a format that cannot be streamed says why here
@@ -76,7 +76,9 @@ def stream_plan(args: argparse.Namespace, method: str) -> str | None:
     else:
         above = getattr(args, "stream_above", None)
         threshold = None if above is None else int(above * 2**30)
-        reason = stream_reason(args.file, threshold=threshold)
+        # a file far smaller than the limit is not opened here (isolated reader as before)
+        small = not worth_checking(args.file, threshold)
+        reason = None if small else stream_reason(args.file, threshold=threshold)
         if reason is None:
             return None
     if method not in STREAMING_METHODS:
