@@ -147,6 +147,8 @@ def main() -> int:
     ap.add_argument("--after-frame", type=float, default=60.0, help="s watched after a frame")
     ap.add_argument("--trace", action="store_true", help="print stacks during stalls > 150 ms")
     ap.add_argument("--screenshot", default=None, help="PNG of the window at the end")
+    ap.add_argument("--skip-run", action="store_true", help="only open the file (and wait for "
+                    "the exact summary of a memory-mapped one)")  # fmt: skip
     args = ap.parse_args()
     folder = Path(args.folder or tempfile.gettempdir()) / f"mvc-gui-{args.n}"
     folder.mkdir(parents=True, exist_ok=True)
@@ -186,6 +188,8 @@ def main() -> int:
         return 1
     ds = win.session.dataset
     print(f"  {ds.n_samples:,} samples, dims {ds.dims}, dtypes {[v.dtype.name for v in ds.views]}")
+    if args.skip_run:
+        return _open_only(app, win, pss, meter, t0, args.timeout)
 
     frames: list[tuple[float, bool]] = []
     win.embedder.layout_updated.connect(
@@ -228,6 +232,21 @@ def main() -> int:
         emb.grab().save(str(Path(args.screenshot).with_suffix("")) + "_embedding.png")
         print(f"screenshots: {args.screenshot} (+ _embedding.png)")
     print(f"load average at the end: {Path('/proc/loadavg').read_text().split()[:3]}")
+    win.close()
+    return 0
+
+
+def _open_only(app, win, pss, meter, t0: float, timeout: float) -> int:
+    """--skip-run: wait for the exact summary of a memory-mapped file, then stop."""
+    exact: list[float] = []
+    win.loading.summary_updated.connect(lambda: exact.append(time.perf_counter()))
+    meter.start()
+    if win.session.store_dir is None:  # mapped in place: the exact summary follows
+        header = win.dataset_panel.header.text
+        wait_until(app, lambda: bool(exact) or "summary from" not in header(), timeout)
+        when = f"{exact[0] - t0:.1f} s after the open started" if exact else "not in time"
+        print(f"exact summary: {when}; stall meanwhile {_fmt(meter.stop())}")
+    print(pss.stop())
     win.close()
     return 0
 

@@ -63,7 +63,11 @@ TEXT_DENSITY_LIMIT = 0.1  # bag-of-words views: 0.001-0.05 on the shared files
 
 def feature_scale_spread(x: np.ndarray) -> float:
     """Ratio of the 95th to the 5th percentile of the non-zero column standard deviations."""
-    std = x.std(axis=0)
+    return std_spread(x.std(axis=0))
+
+
+def std_spread(std: np.ndarray) -> float:
+    """Ratio of the 95th to the 5th percentile of the non-zero values of ``std``."""
     std = std[std > 0]
     if std.size < 2:
         return 1.0
