@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.data.dataset import DataError
-from core.data.preprocessing import AUTO_RULES, SCALE_SPREAD_LIMIT, std_spread
+from core.data.preprocessing import AUTO_RULES, SCALE_SPREAD_LIMIT, TEXT_DENSITY_LIMIT, std_spread
 
 __all__ = [
     "ColumnStats",
@@ -120,8 +120,8 @@ def choose_auto_from_stats(s: ColumnStats, rule: str) -> str:
         return "zscore"
     if rule == "raw_counts":
         return "none" if s.sparse or _is_count(s) else "zscore"
-    if rule == "tfidf_text":
-        if _is_count(s):
+    if rule == "tfidf_text":  # mirrors preprocessing._tfidf_text (same thresholds)
+        if _is_count(s) and s.density < TEXT_DENSITY_LIMIT:
             return "tfidf"
         if s.sparse and s.lo.min() >= 0:
             return "l2"
