@@ -80,7 +80,9 @@ def tune_axes(
             values = tuple(v for v in values if v <= max(n_samples // 2, 2)) or values[:1]
         if isinstance(values, Relative):
             auto = _automatic_value(method, name, views, base_params or {})
-            values = tuple(float(f"{m * auto:.4g}") for m in values)
+            spec = REGISTRY[method].param_spec[name]  # kept inside the parameter's range
+            lo, hi = spec.low if spec.low is not None else -np.inf, spec.high or np.inf
+            values = tuple(dict.fromkeys(float(f"{np.clip(m * auto, lo, hi):.4g}") for m in values))
         axes.append(GridAxis(name, tuple(values)))
     return axes
 
