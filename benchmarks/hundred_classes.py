@@ -90,7 +90,7 @@ def main() -> None:
         sys.exit(f"unknown methods {bad}; choose from {list(METHODS)}")
     seeds = [int(s) for s in args.seeds.split(",")]
     scores: dict[tuple[str, str], list[tuple[float, float]]] = {}
-    resolved: dict[str, str] = {}
+    resolved: dict[tuple[str, str], str] = {}
     kinds = args.data.split(",")
     for kind in kinds:
         for seed in seeds:  # the data seed and the method seed move together
@@ -101,7 +101,7 @@ def main() -> None:
                     labels = run_peer(name, concat, ds.n_classes, seed)
                 else:
                     labels, auto, _ = run_method(name, ds, seed)
-                    resolved[name] = " ".join(f"{k}={v}" for k, v in auto.items())
+                    resolved[kind, name] = " ".join(f"{k}={v}" for k, v in auto.items())
                 acc, score = accuracy(ds.labels, labels), nmi(ds.labels, labels)
                 scores.setdefault((kind, name), []).append((acc, score))
                 print(f"{kind} seed {seed} {name:14s} ACC {acc:.3f} NMI {score:.3f}", flush=True)
@@ -124,7 +124,7 @@ def main() -> None:
     ]
     for (kind, name), vals in scores.items():
         acc, score = np.mean(vals, axis=0)
-        auto = resolved.get(name, "")
+        auto = resolved.get((kind, name), "")
         lines.append(f"| {kind} | {name} | {acc:.3f} | {score:.3f} | {auto} |")
     lines += [
         "",

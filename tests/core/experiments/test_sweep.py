@@ -243,8 +243,10 @@ def test_alpc_tune_grid_is_relative_to_the_automatic_lambda1(blobs):
     auto = REGISTRY["alpc"](3)._resolve_params(views)["lambda1"]
     lam = tune_axes("alpc", len(views[0]), views, base)[0]
     assert lam.name == "lambda1"
-    assert lam.values == pytest.approx([m * auto for m in (0.01, 0.1, 1, 10, 100)], rel=1e-3)
+    assert lam.values == pytest.approx([m * auto for m in (0.1, 0.3, 1, 3, 10)], rel=1e-3)
     scaled = tune_axes("alpc", len(views[0]), [10 * x for x in views], base)[0]
     assert scaled.values == pytest.approx([100 * v for v in lam.values], rel=1e-3)
+    huge = tune_axes("alpc", len(views[0]), [1e6 * x for x in views], base)[0]
+    assert max(huge.values) == REGISTRY["alpc"].param_spec["lambda1"].high  # kept in range
     with pytest.raises(ParamError, match="relative"):
         tune_axes("alpc", len(views[0]))
