@@ -15,7 +15,7 @@ from contextlib import AbstractContextManager
 
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["PARALLEL_FLOPS", "blas_full", "blas_single", "single_threaded"]
+__all__ = ["PARALLEL_FLOPS", "blas_full", "blas_single", "blas_threads", "single_threaded"]
 
 PARALLEL_FLOPS = 2e9  # below this a product runs on one thread
 _STATE: dict[str, object] = {}
@@ -27,6 +27,11 @@ def _controller() -> tuple[ThreadpoolController, int]:
         threads = [i["num_threads"] for i in ctl.info() if i["user_api"] == "blas"]
         _STATE["ctl"], _STATE["threads"] = ctl, max(threads or [1])
     return _STATE["ctl"], _STATE["threads"]  # type: ignore[return-value]
+
+
+def blas_threads() -> int:
+    """The number of BLAS threads ``blas_full`` allows (the library's own setting)."""
+    return _controller()[1]
 
 
 def blas_single() -> AbstractContextManager[object]:
