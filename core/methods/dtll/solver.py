@@ -11,8 +11,6 @@ import scipy.sparse as sp
 
 from core.data.dataset import View
 from core.methods.base import (
-    COMMON_PARAMS,
-    DTYPE_PARAM,
     BaseSolver,
     FitResult,
     IterationState,
@@ -22,6 +20,7 @@ from core.methods.base import (
 )
 from core.methods.dtll import incomplete
 from core.methods.dtll.alm import MU0, AlmParams, AlmState, alm_step
+from core.methods.dtll.params import PARAM_SPEC
 from core.methods.dtll.updates import (
     anchor_count,
     anchor_indices_steps,
@@ -31,10 +30,9 @@ from core.methods.dtll.updates import (
     unpermute,
     weighted_vote,
 )
-from core.methods.params import Param, ParamError, ParamSpec
+from core.methods.params import ParamError
 from core.numerics.observed_graphs import consensus_graph
 from core.numerics.streaming import graph_steps
-from core.numerics.tensor import ORIENTATIONS
 from core.numerics.threads import blas_single
 
 log = logging.getLogger(__name__)
@@ -90,155 +88,7 @@ class DTLL(BaseSolver):
     }
     objective_label = "Σ α_v^r ‖S_vᵀG_v‖_* − λ‖𝒢‖_Sp^p"
     objective_decreases = False
-    param_spec = COMMON_PARAMS + ParamSpec(
-        Param(
-            "anchor_rate",
-            "float",
-            0.5,
-            "Anchors as a fraction θ of the samples (m = ⌊θN⌋, at most 'max anchors'). "
-            "Ignored when 'n anchors' is set.",
-            low=0.01,
-            high=1.0,
-            allow_none=True,
-        ),
-        Param(
-            "n_anchors",
-            "int",
-            None,
-            "Exact number of anchors m; overrides the anchor rate. Automatic: use the rate.",
-            low=1,
-            high=10_000_000,
-            log=True,
-            allow_none=True,
-            advanced=True,
-        ),
-        Param(
-            "max_anchors",
-            "int",
-            2000,
-            "Upper limit on the anchors given by the anchor rate: graph construction costs "
-            "N·m·d, so large data need a cap.",
-            low=2,
-            high=10_000_000,
-            log=True,
-            advanced=True,
-        ),
-        Param(
-            "n_neighbors",
-            "int",
-            10,
-            "Anchors each sample connects to in each view's anchor graph.",
-            low=1,
-            high=200,
-        ),
-        Param(
-            "lam",
-            "float",
-            3.0,
-            "λ: weight of the tensor Schatten p-norm that makes the views' labels agree.",
-            low=1e-3,
-            high=1e3,
-            log=True,
-            label="λ",
-        ),
-        Param(
-            "schatten_p",
-            "float",
-            0.5,
-            "p of the tensor Schatten p-norm (1 = tensor nuclear norm; smaller is closer to "
-            "a rank penalty). Little effect in the paper.",
-            low=0.05,
-            high=1.0,
-        ),
-        Param(
-            "weight_exponent",
-            "float",
-            0.5,
-            "r: view weights enter as α^r. Below 1 the weights are spread (smaller r: more "
-            "even); r = 1 is undefined; above 1 the paper's weight formula is a minimiser.",
-            low=0.05,
-            high=20.0,
-            label="r",
-        ),
-        Param("max_iter", "int", 300, "Maximum ALM iterations.", low=1, high=10_000),
-        Param(
-            "tol",
-            "float",
-            1e-6,
-            "Stop when the residual max|𝒢 − 𝒥| falls below this.",
-            low=0.0,
-            high=1.0,
-            log=True,
-            advanced=True,
-        ),
-        Param(
-            "stable_stop",
-            "int",
-            10,
-            "Also stop once no label has changed for this many iterations while "
-            "max|𝒢 − 𝒥| < 0.5 (𝒥 then rounds to the labels): the remaining iterations only "
-            "shrink the residual. 0: stop on the residual alone, as the paper does.",
-            low=0,
-            high=1000,
-            advanced=True,
-        ),
-        Param(
-            "view_scale",
-            "choice",
-            "balanced",
-            "'balanced': each view's anchor graph is scaled so that its anchors' total mass "
-            "‖S_vᵀ1‖ is the same in every view; otherwise a view whose samples all link to a "
-            "few hub anchors (near-constant or very sparse text views) gets most of the "
-            "weight and puts everything in one cluster. 'none': the paper's unscaled graphs.",
-            choices=("balanced", "none"),
-            advanced=True,
-        ),
-        Param(
-            "init",
-            "choice",
-            "shared_spectral",
-            "Initial labels, the same for every view: k-means on the joint anchor spectral "
-            "embedding, or one balanced random labelling.",
-            choices=("shared_spectral", "shared_random"),
-        ),
-        Param(
-            "anchor_style",
-            "choice",
-            "vda",
-            "Anchor selection: variance-based VDA (deterministic, as in the paper), random "
-            "samples, or the samples nearest to k-means centres (slow).",
-            choices=("vda", "random", "kmeans_nearest"),
-            advanced=True,
-        ),
-        Param(
-            "orientation",
-            "choice",
-            "per_sample",
-            "Axis of the tensor FFT: per-sample C × V slices (reference code) or per-cluster "
-            "N × V slices (paper text; much worse, for experiments).",
-            choices=ORIENTATIONS,
-            advanced=True,
-        ),
-        Param(
-            "sample_order",
-            "choice",
-            "by_initial_labels",
-            "The tensor FFT runs along the samples, so their order matters. Sorting them by "
-            "the initial labels makes results independent of the row order; 'given' keeps "
-            "the data's order, as the authors' code does: it only works on files sorted by "
-            "class (it then uses the true classes) and collapses on shuffled rows.",
-            choices=("given", "by_initial_labels"),
-            advanced=True,
-        ),
-        Param(
-            "repair_empty",
-            "bool",
-            True,
-            "Refill an empty cluster with the sample that loses least by moving into it.",
-            advanced=True,
-        ),
-    )
-    param_spec = param_spec + DTYPE_PARAM  # float32 option (core/numerics/precision.py)
+    param_spec = PARAM_SPEC
 
     def __init__(
         self,
