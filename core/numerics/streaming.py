@@ -122,11 +122,17 @@ def stream_pkn_graph_steps(
 
 
 def anchor_steps(
-    views: Sequence, n_anchors: int, rng: np.random.Generator, space: str = "auto"
+    views: Sequence,
+    n_anchors: int,
+    rng: np.random.Generator,
+    space: str = "auto",
+    sample: int | None = None,
 ) -> Generator[float, None, tuple[list[np.ndarray], list[np.ndarray]]]:
-    """BKHK anchors, streamed when any view is a row-block source (always on the sketch)."""
+    """BKHK anchors, streamed when any view is a row-block source (always on the sketch).
+
+    ``sample``: rows the tree is built on (in-memory views; see :func:`bkhk_steps`)."""
     if not streamed(views):
-        return (yield from bkhk_steps(views, n_anchors, rng, space=space))
+        return (yield from bkhk_steps(views, n_anchors, rng, space=space, sample=sample))
     if space == "full":
         log.warning("views read in row blocks: BKHK partitions the sketch, not the full space")
     from core.data.blocks import ArraySource

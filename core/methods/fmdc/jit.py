@@ -66,3 +66,63 @@ def fmdc_sweep(
             labels[i] = best
             moved += 1
     return moved
+
+
+@njit(**JIT)
+def csr_cross_product(
+    indptr_a: np.ndarray,
+    indices_a: np.ndarray,
+    data_a: np.ndarray,
+    indptr_b: np.ndarray,
+    indices_b: np.ndarray,
+    data_b: np.ndarray,
+    m_a: int,
+    m_b: int,
+) -> np.ndarray:
+    """AᵀB (m_a x m_b, dense) for two CSR matrices with the same rows, O(Σ_i nnz_a(i)·nnz_b(i)).
+
+    Anchor graphs have k non-zeros per row, so this is n·k² additions into a dense m x m
+    array; scipy's sparse product built the (nearly dense) sparse result twice over.
+    """
+    out = np.zeros((m_a, m_b), dtype=np.float64)
+    for i in range(indptr_a.shape[0] - 1):
+        for p in range(indptr_a[i], indptr_a[i + 1]):
+            row = out[indices_a[p]]
+            va = data_a[p]
+            for q in range(indptr_b[i], indptr_b[i + 1]):
+                row[indices_b[q]] += va * data_b[q]
+    return out
+
+
+@njit(**JIT)
+def label_column_sums(
+    indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, labels: np.ndarray, c: int, p: int
+) -> np.ndarray:
+    """QᵀY (p x c) for a CSR matrix Q (n x p) and the indicator Y of ``labels``."""
+    out = np.zeros((p, c), dtype=np.float64)
+    for i in range(indptr.shape[0] - 1):
+        h = labels[i]
+        for q in range(indptr[i], indptr[i + 1]):
+            out[indices[q], h] += data[q]
+    return out
+
+
+@njit(**JIT)
+def place_csr_block(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    data: np.ndarray,
+    offset: int,
+    fill: np.ndarray,
+    out_idx: np.ndarray,
+    out_val: np.ndarray,
+) -> None:
+    """Append each row of one CSR block (columns shifted by ``offset``) at ``fill[i]`` in the
+    output arrays of a horizontal stack, advancing ``fill`` (see ``stack_graphs``)."""
+    for i in range(indptr.shape[0] - 1):
+        pos = fill[i]
+        for p in range(indptr[i], indptr[i + 1]):
+            out_idx[pos] = indices[p] + offset
+            out_val[pos] = data[p]
+            pos += 1
+        fill[i] = pos

@@ -21,23 +21,26 @@ from core.methods.base import (
     seed_streams,
 )
 from core.methods.fmdc import incomplete
-from core.methods.fmdc.jit import fmdc_sweep
+from core.methods.fmdc.jit import fmdc_sweep, label_column_sums
 from core.methods.fmdc.updates import (
     balance_empty_clusters,
     cross_gram,
-    fmdc_objective_terms,
     solve_view_weights,
+    stack_graphs,
+    view_terms,
 )
 from core.methods.params import Param, ParamError, ParamSpec
 from core.numerics.graphs import normalize_anchor_graph
 from core.numerics.kmeans import kmeans_labels
 from core.numerics.row_space import lift_all
-from core.numerics.spectral import stacked_anchor_embedding
+from core.numerics.spectral import top_left_singular_vectors
 from core.numerics.streaming import anchor_steps, graph_steps
 
 log = logging.getLogger(__name__)
 
 __all__ = ["FMDC", "effective_anchor_count"]
+
+TREE_ROWS_PER_ANCHOR = 32  # BKHK's automatic subsample (docs/methods/fmdc.md)
 
 
 def effective_anchor_count(requested: int | None, n: int, c: int = 2) -> int:
@@ -156,6 +159,18 @@ class FMDC(BaseSolver):
                 advanced=True,
             ),
             Param(
+                "bkhk_sample",
+                "int",
+                None,
+                "Rows BKHK builds its anchor tree on, per anchor (a random subsample; 0: all "
+                "rows, the paper). Automatic: 32 per anchor, at least 32768 rows, so data up "
+                "to that size use every row.",
+                low=0,
+                high=100_000,
+                allow_none=True,
+                advanced=True,
+            ),
+            Param(
                 "alpha_solver",
                 "choice",
                 "exact_qp",
@@ -179,6 +194,7 @@ class FMDC(BaseSolver):
         init: str = "anchor_spectral",
         n_init: int | None = None,
         bkhk_space: str = "auto",
+        bkhk_sample: int | None = None,
         alpha_solver: str = "exact_qp",
         random_state: int | None = 0,
         dtype: str = "auto",
@@ -191,6 +207,7 @@ class FMDC(BaseSolver):
         self.init = init
         self.n_init = n_init
         self.bkhk_space = bkhk_space
+        self.bkhk_sample = bkhk_sample
         self.alpha_solver = alpha_solver
         self.random_state = random_state
         self.dtype = dtype
@@ -224,8 +241,9 @@ class FMDC(BaseSolver):
         # exact: BKHK and the anchor graphs use only distances among samples and group means
         views, spaces = yield from self._in_row_space(views, rep, "anchors")
         anchors, _ = yield from rep.follow(
-            anchor_steps(views, m, rng["anchors"], space=self.bkhk_space), "anchors", msg, 0.0, 0.4
-        )
+            anchor_steps(views, m, rng["anchors"], self.bkhk_space, self._tree_rows(n, m)),
+            "anchors", msg, 0.0, 0.4,
+        )  # fmt: skip
         graphs = []
         for i, x in enumerate(views):
             z = yield from rep.follow(
@@ -250,6 +268,15 @@ class FMDC(BaseSolver):
             )
         )  # fmt: skip
 
+    def _tree_rows(self, n: int, m: int) -> int | None:
+        """Rows BKHK's tree sees (None: all). A balanced split costs ~30 passes over its rows
+        per tree level: on all rows of n = 100k that was 2x the BLAS floor of the whole fit."""
+        per_anchor = TREE_ROWS_PER_ANCHOR if self.bkhk_sample is None else self.bkhk_sample
+        if per_anchor == 0:
+            return None
+        rows = per_anchor * m if self.bkhk_sample is not None else max(per_anchor * m, 32768)
+        return rows if rows < n else None
+
     def _best_of_restarts(
         self, zhats: list, gram: np.ndarray, c: int, rng: dict, rep: Reporter,
         anchors: Any, graphs: list, m: int, consensus: Callable[[np.ndarray], Any],
@@ -260,9 +287,10 @@ class FMDC(BaseSolver):
         n_init = self.n_init or (1 if self.init == "anchor_spectral" else 10)
         best: tuple | None = None
         embedding = None
+        stack = stack_graphs(zhats)  # [Ẑ_1, …, Ẑ_V]: the spectral start and every sweep
         for r in range(n_init):
-            labels0, embedding = self._initial_labels(zhats, c, rng, r, embedding)
-            run = yield from self._optimise(zhats, gram, labels0, rep, restart=r)
+            labels0, embedding = self._initial_labels(stack, len(zhats), c, rng, r, embedding)
+            run = yield from self._optimise(zhats, stack, gram, labels0, rep, restart=r)
             if best is None or run[1][-1] < best[1][-1] - 1e-12:
                 best = run
         labels, history, alpha, extra, n_iter, converged = best
@@ -305,15 +333,17 @@ class FMDC(BaseSolver):
         )  # fmt: skip
 
     def _initial_labels(
-        self, zhats: list[sp.csr_matrix], c: int, rng: dict, restart: int, embedding
+        self, stack: sp.csr_matrix, v: int, c: int, rng: dict, restart: int, embedding
     ) -> tuple[np.ndarray, np.ndarray | None]:
-        n = zhats[0].shape[0]
+        n = stack.shape[0]
         if self.init == "random":
             labels = rng["restarts"].permutation(np.arange(n) % c)
             return balance_empty_clusters(labels, c), None
-        if embedding is None:
-            w = [1.0 / len(zhats)] * len(zhats)
-            embedding = stacked_anchor_embedding(zhats, w, c, rng["svds_v0"])
+        if embedding is None:  # left singular vectors of [Ẑ_1, …, Ẑ_V] / √V (spec §6)
+            scaled = sp.csr_matrix(
+                (stack.data * np.sqrt(1.0 / v), stack.indices, stack.indptr), shape=stack.shape
+            )
+            embedding = top_left_singular_vectors(scaled, c, rng["svds_v0"])
         # restart 0: best of 10 k-means runs; later restarts: single runs with their own
         # seeds, so that restarts explore different starts (the lowest objective wins).
         g = rng["init"] if restart == 0 else rng["restarts"]
@@ -321,7 +351,7 @@ class FMDC(BaseSolver):
         return balance_empty_clusters(labels, c), embedding
 
     def _optimise(
-        self, zhats, gram, labels, rep: Reporter, restart: int
+        self, zhats, stack, gram, labels, rep: Reporter, restart: int
     ) -> Generator[IterationState, None, tuple]:
         n, v, c = zhats[0].shape[0], len(zhats), self.n_clusters
         labels = labels.astype(np.int64).copy()
@@ -329,17 +359,27 @@ class FMDC(BaseSolver):
         history: list[float] = []
         extra: dict[str, list[float]] = {"moved": [], "rcut": []}
         order = np.arange(n, dtype=np.int64)
+        # Q = [√α_1 Ẑ_1, …] shares the structure of the unscaled stack; only its values and
+        # Qᵀ Y = √α_v (Ẑ_vᵀ Y) change with α, so nothing n-sized is rebuilt per iteration
+        widths = np.cumsum([0] + [z.shape[1] for z in zhats])
+        col_view = np.repeat(np.arange(v, dtype=np.uint8 if v < 256 else np.int64), np.diff(widths))
+        nnz_view = col_view[stack.indices]  # one byte per non-zero (a 1M x 3 x 15 stack: 45 MB)
+        q_data = np.empty_like(stack.data)
+        row_sq = np.column_stack([np.asarray(z.multiply(z).sum(axis=1)).ravel() for z in zhats])
+        sums = label_column_sums(stack.indptr, stack.indices, stack.data, labels, c, widths[-1])
         converged = False
         it = 0
         for it in range(1, self.max_iter + 1):
-            q = sp.hstack([np.sqrt(a) * z for a, z in zip(alpha, zhats, strict=True)]).tocsr()
-            s = np.asarray(q.multiply(q).sum(axis=1)).ravel()
-            ind = sp.csr_matrix((np.ones(n), (np.arange(n), labels)), shape=(n, c))
-            b = np.ascontiguousarray((q.T @ ind).toarray())
+            root = np.sqrt(alpha)
+            np.take(root, nnz_view, out=q_data)
+            q_data *= stack.data
+            s = row_sq @ alpha
+            b = sums * root[col_view][:, None]
             a = np.einsum("ij,ij->j", b, b)
             counts = np.bincount(labels, minlength=c).astype(np.int64)
-            moved = fmdc_sweep(q.indptr, q.indices, q.data, s, b, a, counts, labels, order)
-            lin = fmdc_objective_terms(zhats, labels, c)
+            moved = fmdc_sweep(stack.indptr, stack.indices, q_data, s, b, a, counts, labels, order)
+            sums = label_column_sums(stack.indptr, stack.indices, stack.data, labels, c, widths[-1])
+            lin = view_terms(sums, widths, counts)
             alpha_new = solve_view_weights(gram, lin, self.alpha_solver)
             obj = float(alpha_new @ gram @ alpha_new - lin @ alpha_new + np.count_nonzero(counts))
             d_alpha = float(np.max(np.abs(alpha_new - alpha)))

@@ -7,20 +7,45 @@ from collections.abc import Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from core.methods.fmdc.jit import csr_cross_product, place_csr_block
 from core.numerics.linalg import project_simplex, simplex_qp
 
-__all__ = ["balance_empty_clusters", "cross_gram", "fmdc_objective_terms", "solve_view_weights"]
+__all__ = [
+    "balance_empty_clusters",
+    "cross_gram",
+    "fmdc_objective_terms",
+    "solve_view_weights",
+    "stack_graphs",
+    "view_terms",
+]
+
+
+DENSE_CROSS_MAX = 4096  # anchors up to which Ẑ_uᵀẐ_v is accumulated dense (128 MB)
 
 
 def cross_gram(zhats: Sequence[sp.csr_matrix]) -> np.ndarray:
-    """M_uv = tr(S_u S_v) = ‖Ẑ_uᵀ Ẑ_v‖²_F (V x V, PSD), from m x m sparse products only."""
+    """M_uv = tr(S_u S_v) = ‖Ẑ_uᵀ Ẑ_v‖²_F (V x V, PSD), from m x m products only.
+
+    Up to DENSE_CROSS_MAX anchors each m x m product is accumulated dense by a kernel
+    (n = 30k, m = 1024, 3 views: 0.13x the BLAS floor of the fit with scipy's sparse
+    products); more anchors use scipy's sparse products.
+    """
     v = len(zhats)
     gram = np.zeros((v, v))
-    zt = [z.T.tocsr() for z in zhats]
+    dense = max(z.shape[1] for z in zhats) <= DENSE_CROSS_MAX
+    zt = None if dense else [z.T.tocsr() for z in zhats]
     for i in range(v):
         for j in range(i, v):
-            prod = zt[i] @ zhats[j]
-            gram[i, j] = gram[j, i] = float(prod.multiply(prod).sum())
+            if zt is None:
+                a, b = zhats[i], zhats[j]
+                prod = csr_cross_product(
+                    a.indptr, a.indices, a.data, b.indptr, b.indices, b.data,
+                    a.shape[1], b.shape[1],
+                )  # fmt: skip
+                gram[i, j] = gram[j, i] = float(np.vdot(prod, prod))
+            else:
+                prod = zt[i] @ zhats[j]
+                gram[i, j] = gram[j, i] = float(prod.multiply(prod).sum())
     return gram
 
 
@@ -35,6 +60,31 @@ def fmdc_objective_terms(zhats: Sequence[sp.csr_matrix], labels: np.ndarray, c: 
         b = (z.T @ ind).toarray()
         out[v] = 2.0 * float(np.einsum("ij,ij->j", b, b) @ inv)
     return out
+
+
+def stack_graphs(zs: Sequence[sp.csr_matrix]) -> sp.csr_matrix:
+    """[Z_1, …, Z_V] as CSR (the same matrix as ``sp.hstack(zs, format="csr")``, which
+    spent 0.7 s per call at n = 100k, 3 x 15 non-zeros per row, under load)."""
+    n = zs[0].shape[0]
+    lengths = sum(np.diff(z.indptr) for z in zs)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths, out=indptr[1:])
+    indices = np.empty(indptr[-1], dtype=np.int64)
+    data = np.empty(indptr[-1], dtype=np.float64)
+    fill = indptr[:-1].copy()
+    offset = 0
+    for z in zs:
+        place_csr_block(z.indptr, z.indices, z.data, offset, fill, indices, data)
+        offset += z.shape[1]
+    return sp.csr_matrix((data, indices, indptr), shape=(n, offset))
+
+
+def view_terms(sums: np.ndarray, widths: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """b(Y) from the stacked sums [Ẑ_1ᵀY; …; Ẑ_VᵀY] (rows widths[v]:widths[v+1] per view):
+    the same values as :func:`fmdc_objective_terms`, without another pass over the graphs."""
+    inv = np.where(counts > 0, 1.0 / np.maximum(counts, 1), 0.0)
+    per_col = [np.einsum("ij,ij->j", blk, blk) for blk in np.split(sums, widths[1:-1])]
+    return np.array([2.0 * float(col @ inv) for col in per_col])
 
 
 def solve_view_weights(gram: np.ndarray, lin: np.ndarray, method: str) -> np.ndarray:

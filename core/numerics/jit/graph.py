@@ -31,6 +31,43 @@ def _insert_smallest(dist: np.ndarray, idx: np.ndarray, size: int, d: float, j: 
     return size
 
 
+@njit(**JIT)
+def _pkn_row(
+    gram: np.ndarray,
+    i: int,
+    base: float,
+    anchor_sq: np.ndarray,
+    k: int,
+    out_idx: np.ndarray,
+    out_w: np.ndarray,
+) -> None:
+    """PKN indices and weights of row i of a block (see :func:`pkn_rows`)."""
+    m = gram.shape[1]
+    dist = np.empty(k + 1, dtype=np.float64)
+    idx = np.empty(k + 1, dtype=np.int64)
+    size = 0
+    worst = np.inf  # the current (k+1)-th smallest: most entries fail this one test
+    for j in range(m):
+        d = base + anchor_sq[j] - 2.0 * gram[i, j]
+        if d < 0.0:
+            d = 0.0
+        if size <= k or d < worst:
+            size = _insert_smallest(dist, idx, size, d, j)
+            if size == k + 1:
+                worst = dist[k]
+    ref = dist[k]
+    den = 0.0
+    for h in range(k):
+        den += ref - dist[h]
+    scale = max(ref, 1e-300)
+    for h in range(k):
+        out_idx[i, h] = idx[h]
+        if den > 1e-12 * scale:
+            out_w[i, h] = (ref - dist[h]) / den
+        else:
+            out_w[i, h] = 1.0 / k
+
+
 @njit(**PARALLEL_JIT)
 def pkn_rows(
     gram: np.ndarray, row_sq: np.ndarray, anchor_sq: np.ndarray, k: int
@@ -41,35 +78,27 @@ def pkn_rows(
     clipped at 0. Returns (indices, weights), both (b, k): the k nearest anchors in order
     and their weights (d_(k+1) - d_j) / sum_h (d_(k+1) - d_h), or 1/k when that sum is 0.
     """
-    b, m = gram.shape
+    b = gram.shape[0]
     out_idx = np.empty((b, k), dtype=np.int64)
     out_w = np.empty((b, k), dtype=np.float64)
     for i in prange(b):
-        dist = np.empty(k + 1, dtype=np.float64)
-        idx = np.empty(k + 1, dtype=np.int64)
-        size = 0
-        worst = np.inf  # the current (k+1)-th smallest: most entries fail this one test
-        base = row_sq[i]
-        for j in range(m):
-            d = base + anchor_sq[j] - 2.0 * gram[i, j]
-            if d < 0.0:
-                d = 0.0
-            if size <= k or d < worst:
-                size = _insert_smallest(dist, idx, size, d, j)
-                if size == k + 1:
-                    worst = dist[k]
-        ref = dist[k]
-        den = 0.0
-        for h in range(k):
-            den += ref - dist[h]
-        scale = max(ref, 1e-300)
-        for h in range(k):
-            out_idx[i, h] = idx[h]
-            if den > 1e-12 * scale:
-                out_w[i, h] = (ref - dist[h]) / den
-            else:
-                out_w[i, h] = 1.0 / k
+        _pkn_row(gram, i, row_sq[i], anchor_sq, k, out_idx, out_w)
     return out_idx, out_w
+
+
+@njit(**JIT)
+def pkn_rows_into(
+    gram: np.ndarray,
+    row_sq: np.ndarray,
+    anchor_sq: np.ndarray,
+    k: int,
+    out_idx: np.ndarray,
+    out_w: np.ndarray,
+) -> None:
+    """:func:`pkn_rows` on one thread, written into ``out_idx``/``out_w`` (b x k views): for
+    callers that run several row blocks at once in their own threads (nogil)."""
+    for i in range(gram.shape[0]):
+        _pkn_row(gram, i, row_sq[i], anchor_sq, k, out_idx, out_w)
 
 
 @njit(**JIT)
@@ -226,4 +255,20 @@ def balanced_split_level(
         out[lo:hi] = balanced_split(
             x, rows[lo:hi], x[seed0[g]].astype(np.float64), x[seed1[g]].astype(np.float64), max_iter
         )
+    return out
+
+
+@njit(**JIT)
+def seed_gaps(x: np.ndarray, rows: np.ndarray, first: int, sq: np.ndarray) -> np.ndarray:
+    """max(‖x_r − x_first‖², 0) for r in rows, as ``sq[r] + sq[first] − 2 x_r·x_first`` with
+    the dot product accumulated in float64 (k-means++'s second draw, BKHK's splits)."""
+    w = x[first].astype(np.float64)
+    out = np.empty(rows.shape[0], dtype=np.float64)
+    for t in range(rows.shape[0]):
+        r = rows[t]
+        s = 0.0
+        for j in range(x.shape[1]):
+            s += x[r, j] * w[j]
+        d = (sq[r] + sq[first]) - 2.0 * s
+        out[t] = d if d > 0.0 else 0.0
     return out
