@@ -137,17 +137,14 @@ class MVSCHFD(BaseSolver):
         m = self.resolved("n_anchors")
         return self.n_clusters if m is None else int(m)
 
-    def _scaled(self, views: list[View], observed: np.ndarray | None) -> list[View]:
-        """The views times one factor giving RMS sample norm ``sample_norm`` (0: as given)."""
+    def _scale_factor(self, views: list[View], observed: np.ndarray | None) -> float:
+        """The one factor giving the views RMS sample norm ``sample_norm`` (0: 1, as given)."""
         target = float(self.resolved("sample_norm") or 0.0)
         if target <= 0:
-            return views
+            return 1.0
         counts = [views[0].shape[0]] * len(views) if observed is None else observed.sum(axis=0)
         mean_sq = sum(sq_norm(x) / max(int(k), 1) for x, k in zip(views, counts, strict=True))
-        if mean_sq <= 0:
-            return views
-        factor = target / np.sqrt(mean_sq)
-        return [x * x.dtype.type(factor) for x in views]
+        return 1.0 if mean_sq <= 0 else float(target / np.sqrt(mean_sq))
 
     def _widths(self, views: list[View]) -> list[list[int]]:
         last = max(self.n_clusters, self._anchor_count())
@@ -205,9 +202,13 @@ class MVSCHFD(BaseSolver):
         self, views: list[View], rep: Reporter, observed: np.ndarray | None = None
     ) -> Generator[IterationState, None, FitResult]:
         n, c, m = views[0].shape[0], self.n_clusters, self._anchor_count()
-        views = self._scaled(views, observed)
+        scale = self._scale_factor(views, observed)
         rng = seed_streams(self.random_state, ["anchors", "init", "postprocess_kmeans"])
         spaces: list = [None] * len(views)
+        if observed is not None or self._row_space_wanted(views):
+            # a scaled copy: the masked steps and the row space use the views directly
+            views = [x * x.dtype.type(scale) for x in views] if scale != 1.0 else views
+            scale = 1.0
         if self._row_space_wanted(views):
             views, spaces = yield from self._in_row_space(
                 views, rep, "init", rule=has_more_features
@@ -222,10 +223,14 @@ class MVSCHFD(BaseSolver):
         code_cache = self.w_update == "code_cache"
         factor = polar_stable if self.polar_completion == "stable" else polar
         st = updates.init_state(dims, widths, n, m, start, code_cache)
-        sq_norms = [sq_norm(x) for x in views]
+        # the views stay as given (a scaled copy was the size of the data: 4 GB at 1M); the
+        # factor goes into the small matrices of each product instead
+        sq_norms = [sq_norm(x) * scale**2 for x in views]
         rows = [w[0].shape[0] for w in st.w]
         with blas_single():
-            st.xz = [updates.padded_xz(x, st.zt, r) for x, r in zip(views, rows, strict=True)]
+            st.xz = [
+                updates.padded_xz(x, st.zt, r, scale) for x, r in zip(views, rows, strict=True)
+            ]
         hist: list[float] = []
         extra: dict[str, list[float]] = {"weighted_norms": []}
         alphas: list[np.ndarray] = []
@@ -244,7 +249,7 @@ class MVSCHFD(BaseSolver):
                     ]
                 updates.a_step(st, proj, factor)
                 if observed is None:
-                    st.zt, st.xz = updates.z_xz_step(views, st, rows, blas_threads())
+                    st.zt, st.xz = updates.z_xz_step(views, st, rows, blas_threads(), scale)
                 else:
                     st.zt = incomplete.masked_z_step(views, st, observed)
                     st.xz = [

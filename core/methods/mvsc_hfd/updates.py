@@ -123,9 +123,12 @@ def init_state(
     return st
 
 
-def padded_xz(x: View, zt: np.ndarray, rows: int) -> np.ndarray:
-    """X_vZᵀ (d_v x m) with zero rows appended up to ``rows`` (implicit zero features)."""
+def padded_xz(x: View, zt: np.ndarray, rows: int, scale: float = 1.0) -> np.ndarray:
+    """(scale·X_v)Zᵀ (d_v x m) with zero rows appended up to ``rows`` (implicit zero
+    features)."""
     xz = xt_dot(x, zt)
+    if scale != 1.0:
+        xz *= scale
     if xz.shape[0] < rows:
         xz = np.vstack([xz, np.zeros((rows - xz.shape[0], xz.shape[1]))])
     return xz
@@ -188,13 +191,13 @@ def a_step(st: HFDState, proj_xz: Sequence[np.ndarray], factor: PolarFn = polar)
         st.pa.append(pa)
 
 
-def z_step(views: Sequence[View], st: HFDState) -> np.ndarray:
+def z_step(views: Sequence[View], st: HFDState, scale: float = 1.0) -> np.ndarray:
     """Z[:, j] = proj_simplex(Σ α_v² (P_vA)ᵀ x_j / Σ α_v²) (spec §6.3; exact because P_vA
     has orthonormal columns)."""
     w2 = st.alpha**2
     t = np.zeros_like(st.zt)
     for wv, x, pa in zip(w2, views, st.pa, strict=True):
-        t += wv * data_dot(x, pa[: x.shape[1]])
+        t += wv * data_dot(x, scale * pa[: x.shape[1]])
     t /= w2.sum()
     return project_simplex_rows(t)
 
@@ -204,7 +207,11 @@ FUSED_ROWS = 4096
 
 
 def z_xz_step(
-    views: Sequence[View], st: HFDState, rows_padded: Sequence[int], workers: int = 2
+    views: Sequence[View],
+    st: HFDState,
+    rows_padded: Sequence[int],
+    workers: int = 2,
+    scale: float = 1.0,
 ) -> tuple[np.ndarray, list[np.ndarray]]:
     """:func:`z_step`, then :func:`padded_xz` of the new Z, in one pass over the data.
 
@@ -213,13 +220,14 @@ def z_xz_step(
     iteration against 0.24 s fused, under load). Blocks run in ``workers`` threads with
     BLAS on one thread each; the partial X_vᵀZ sums are added in block order, so the result
     does not depend on the threads. Up to FUSED_ROWS samples: exactly the separate steps.
+    ``scale`` multiplies the views (applied to the small factors, never to the data).
     """
     n, m = st.zt.shape
     if n <= FUSED_ROWS:
-        zt = z_step(views, st)
-        return zt, [padded_xz(x, zt, r) for x, r in zip(views, rows_padded, strict=True)]
+        zt = z_step(views, st, scale)
+        return zt, [padded_xz(x, zt, r, scale) for x, r in zip(views, rows_padded, strict=True)]
     w2 = st.alpha**2
-    pas = [pa[: x.shape[1]] for x, pa in zip(views, st.pa, strict=True)]
+    pas = [scale * pa[: x.shape[1]] for x, pa in zip(views, st.pa, strict=True)]
     zt = np.empty((n, m))
 
     def block(start: int) -> list[np.ndarray]:
@@ -239,6 +247,8 @@ def z_xz_step(
         acc = parts[0][i].copy()
         for part in parts[1:]:
             acc += part[i]
+        if scale != 1.0:
+            acc *= scale
         if acc.shape[0] < r:
             acc = np.vstack([acc, np.zeros((r - acc.shape[0], m))])
         xz.append(acc)
