@@ -18,7 +18,9 @@ does (m = 64 anchors, 5 neighbours) and scores k = 2 .. min(16, m/2, n/5) by
   best indicator (Yu & Shi's alternating discretisation); mean squared largest entry, the k
   with the best alignment;
 
-next to the default estimate (eigengap candidates + subsample stability) and its runner-up.
+next to the default estimate (eigengap candidates + subsample stability) and its runner-up,
+and the criteria of benchmarks/choose_k_more.py (other graphs, a k-dependent graph, GMM-BIC,
+the gap statistic, cross-view agreement, gap x stability, the median over anchor seeds).
 Results (Markdown, JSON cache beside it): docs/benchmarks/choose_k_criteria.md.
 """
 
@@ -32,6 +34,7 @@ from datetime import date
 
 import numpy as np
 from choose_k import labelled_files
+from choose_k_more import MORE, more_picks
 from sklearn.metrics import silhouette_score
 
 from _common import DOCS, datasets_dir, git_rev, machine
@@ -47,7 +50,7 @@ from core.numerics.n_clusters import (
 )
 
 CRITERIA = ("default", "eigengap", "multi-scale vote", "per-view vote", "silhouette")
-CRITERIA += ("prediction strength", "rotation")
+CRITERIA += ("prediction strength", "rotation", *MORE)
 
 
 def _gap_k(views, m: int, knn: int, seed: int, k_hi: int) -> int:
@@ -134,6 +137,7 @@ def run_file(name: str) -> dict:
         "prediction strength": max(strong) if strong else 2,
         "rotation": max(ks, key=rot.get),
     }
+    picks |= more_picks(views, emb, vals, m, ks, picks["eigengap"])
     return {
         "file": name,
         "n": n,
@@ -164,6 +168,15 @@ def table(rows: list[dict]) -> str:
         ex = sum(r["picks"][crit] == r["c"] for r in rows)
         near = sum(abs(r["picks"][crit] - r["c"]) <= 1 for r in rows)
         lines.append(f"| {crit} | {ex}/{len(rows)} | {near}/{len(rows)} |")
+
+    # the same k for every file, the best one: what the class counts alone give
+    def hits(k: int) -> tuple[int, int]:
+        return sum(r["c"] == k for r in rows), sum(abs(r["c"] - k) <= 1 for r in rows)
+
+    const = max(range(2, 17), key=hits)
+    ex, near = hits(const)
+    n = len(rows)
+    lines.append(f"| constant k = {const} for every file (no data) | {ex}/{n} | {near}/{n} |")
     lines += [
         "",
         "| file | n | true c | " + " | ".join(CRITERIA) + " | runner-up | eigenvalues 1..6 |",

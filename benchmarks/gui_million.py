@@ -51,14 +51,14 @@ def write_npz(folder: Path, n: int) -> Path:
 
 
 def _children(pid: int) -> list[int]:
+    """Child pids from /proc/<pid>/task/*/children (a scan of all of /proc would hold the
+    GIL for tens of ms every sample and show up as stalls of the window it measures)."""
     kids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if int((entry / "stat").read_text().split(") ")[1].split()[1]) == pid:
-                    kids.append(int(entry.name))
-            except (OSError, IndexError, ValueError):
-                pass
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            kids.extend(int(p) for p in task.read_text().split())
+        except (OSError, ValueError):
+            pass
     return kids
 
 
@@ -72,11 +72,26 @@ def _pss_kb(pid: int) -> int:
     return 0
 
 
+def _name(pid: int) -> str:
+    """ "window" for this process, else the child's module (solver_process, ...)."""
+    if pid == os.getpid():
+        return "window"
+    try:
+        args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return str(pid)
+    mods = [a.decode() for a in args if a.startswith((b"mvc_gui.", b"core.")) or a.endswith(b".py")]
+    return mods[0].rsplit(".", 1)[-1] if mods else str(pid)
+
+
 class PssSampler:
     """Peak of the summed PSS of this process and its descendants, sampled every 0.5 s."""
 
     def __init__(self) -> None:
         self.peak_kb, self.peak_parts = 0, {}
+        self.own_peak: dict[int, tuple[int, str]] = {}  # pid: (its own peak PSS, name)
+        self.phases: list[tuple[str, int, dict[str, int]]] = []  # (phase, peak, parts)
+        self._phase = "start"
         self._stop = threading.Event()
         threading.Thread(target=self._run, daemon=True).start()
 
@@ -88,17 +103,39 @@ class PssSampler:
                 pids.append(pid)
                 todo.extend(_children(pid))
             parts = {pid: _pss_kb(pid) for pid in pids}
+            for pid, kb in parts.items():
+                if kb > self.own_peak.get(pid, (0, ""))[0]:
+                    self.own_peak[pid] = (kb, self.own_peak.get(pid, (0, ""))[1] or _name(pid))
             total = sum(parts.values())
             if total > self.peak_kb:
                 self.peak_kb, self.peak_parts = total, parts
+            if not self.phases or self.phases[-1][0] != self._phase:
+                self.phases.append((self._phase, 0, {}))
+            if total > self.phases[-1][1]:
+                named = {self.own_peak.get(pid, (0, str(pid)))[1]: kb for pid, kb in parts.items()}
+                self.phases[-1] = (self._phase, total, named)
+
+    def phase(self, name: str) -> None:
+        """Peaks from now on count for phase ``name`` (open, run, layout)."""
+        self._phase = name
 
     def stop(self) -> str:
         self._stop.set()
         me = self.peak_parts.get(os.getpid(), 0)
-        return (
-            f"peak summed PSS {self.peak_kb / 2**20:.2f} GB "
-            f"({len(self.peak_parts)} processes; window {me / 2**20:.2f} GB)"
+        each = ", ".join(
+            f"{name} {kb / 2**20:.2f}"
+            for kb, name in sorted(self.own_peak.values(), reverse=True)
+            if kb > 2**16
         )
+        lines = [
+            f"peak summed PSS {self.peak_kb / 2**20:.2f} GB "
+            f"({len(self.peak_parts)} processes; window {me / 2**20:.2f} GB)",
+            f"  each process's own peak PSS, GB: {each}",
+        ]
+        for name, kb, parts in self.phases:
+            inside = ", ".join(f"{p} {v / 2**20:.2f}" for p, v in parts.items() if v > 2**16)
+            lines.append(f"  peak summed PSS during {name}: {kb / 2**20:.2f} GB ({inside})")
+        return "\n".join(lines)
 
 
 def main() -> int:
@@ -109,6 +146,9 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=1800.0)
     ap.add_argument("--after-frame", type=float, default=60.0, help="s watched after a frame")
     ap.add_argument("--trace", action="store_true", help="print stacks during stalls > 150 ms")
+    ap.add_argument("--screenshot", default=None, help="PNG of the window at the end")
+    ap.add_argument("--skip-run", action="store_true", help="only open the file (and wait for "
+                    "the exact summary of a memory-mapped one)")  # fmt: skip
     args = ap.parse_args()
     folder = Path(args.folder or tempfile.gettempdir()) / f"mvc-gui-{args.n}"
     folder.mkdir(parents=True, exist_ok=True)
@@ -136,6 +176,7 @@ def main() -> int:
     win.data_loaded.connect(lambda: loaded.append(time.perf_counter()))
     win.loading.failed.connect(lambda m, _d: loaded.append(m))
     meter.start()
+    pss.phase("open")
     t0 = time.perf_counter()
     win.open_path(str(path))
     wait_until(app, lambda: bool(loaded), args.timeout)
@@ -147,6 +188,8 @@ def main() -> int:
         return 1
     ds = win.session.dataset
     print(f"  {ds.n_samples:,} samples, dims {ds.dims}, dtypes {[v.dtype.name for v in ds.views]}")
+    if args.skip_run:
+        return _open_only(app, win, pss, meter, t0, args.timeout)
 
     frames: list[tuple[float, bool]] = []
     win.embedder.layout_updated.connect(
@@ -158,6 +201,7 @@ def main() -> int:
     win.method_panel.set_method(args.method)
     win.method_panel.reset_defaults()
     meter.start()
+    pss.phase("run")
     t0 = time.perf_counter()
     win.run()
     wait_until(app, lambda: bool(finished or failed), args.timeout)
@@ -167,6 +211,7 @@ def main() -> int:
     if finished:
         print(f"  metrics: { {k: round(v, 4) for k, v in finished[-1].result.metrics.items()} }")
     meter.start()
+    pss.phase("layout after the run")
     # the layout child starts with the data, so frames may predate the run's end; a 1M layout
     # refines for many minutes: wait for points on screen, then --after-frame seconds more
     wait_until(app, lambda: bool(frames) or not win.embedder.busy, args.timeout)
@@ -178,6 +223,29 @@ def main() -> int:
     last = f"{final[-1] - t_end:.1f} s" if final else f"not within {args.after_frame:g} s more"
     print(f"layout: on screen {first} after the run's end, final {last}, {len(frames)} frames")
     print(f"  event-loop stall during the layout: {_fmt(meter.stop())}")
+    print(pss.stop())
+    if args.screenshot:
+        emb = win.plots["embedding"]
+        emb.scatter.wait_rendered()
+        wait_until(app, lambda: False, 0.5)
+        win.grab().save(args.screenshot)
+        emb.grab().save(str(Path(args.screenshot).with_suffix("")) + "_embedding.png")
+        print(f"screenshots: {args.screenshot} (+ _embedding.png)")
+    print(f"load average at the end: {Path('/proc/loadavg').read_text().split()[:3]}")
+    win.close()
+    return 0
+
+
+def _open_only(app, win, pss, meter, t0: float, timeout: float) -> int:
+    """--skip-run: wait for the exact summary of a memory-mapped file, then stop."""
+    exact: list[float] = []
+    win.loading.summary_updated.connect(lambda: exact.append(time.perf_counter()))
+    meter.start()
+    if win.session.store_dir is None:  # mapped in place: the exact summary follows
+        header = win.dataset_panel.header.text
+        wait_until(app, lambda: bool(exact) or "summary from" not in header(), timeout)
+        when = f"{exact[0] - t0:.1f} s after the open started" if exact else "not in time"
+        print(f"exact summary: {when}; stall meanwhile {_fmt(meter.stop())}")
     print(pss.stop())
     win.close()
     return 0

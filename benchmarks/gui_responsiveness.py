@@ -30,21 +30,28 @@ TRACE = "--trace" in sys.argv
 
 
 class StallMeter:
+    """Gaps between the ticks of a 5 ms timer in the GUI thread (wall time), and the GUI
+    thread's own CPU time within each gap. On a loaded machine a gap also holds the time the
+    thread waited for a core or the GIL; its CPU time is the work that blocked the window."""
+
     def __init__(self) -> None:
         self.timer = QTimer()
         self.timer.setInterval(TICK_MS)
         self.timer.timeout.connect(self._tick)
         self.gaps: list[float] = []
-        self._last = 0.0
+        self.busy: list[float] = []
+        self._last = self._last_cpu = 0.0
 
     def start(self) -> None:
-        self.gaps, self._last = [], time.perf_counter()
+        self.gaps, self.busy = [], []
+        self._last, self._last_cpu = time.perf_counter(), time.thread_time()
         self.timer.start()
 
     def _tick(self) -> None:
-        now = time.perf_counter()
+        now, cpu = time.perf_counter(), time.thread_time()
         self.gaps.append((now - self._last) * 1000 - TICK_MS)
-        self._last = now
+        self.busy.append((cpu - self._last_cpu) * 1000)
+        self._last, self._last_cpu = now, cpu
 
     def stop(self) -> dict[str, float]:
         self.timer.stop()
@@ -54,6 +61,7 @@ class StallMeter:
             "p50_ms": float(np.percentile(g, 50)),
             "p99_ms": float(np.percentile(g, 99)),
             "max_ms": float(g.max()),
+            "busy_max_ms": float(max(self.busy or [0.0])),
         }
 
 
@@ -76,7 +84,11 @@ class StallTracer:
         while not self._stop.wait(0.02):
             t0 = time.perf_counter()
             late = t0 - self.meter._last
-            if self.meter.timer.isActive() and late > self.limit and self.meter._last != reported:
+            try:
+                active = self.meter.timer.isActive()
+            except RuntimeError:  # the timer is gone: the benchmark is ending
+                return
+            if active and late > self.limit and self.meter._last != reported:
                 reported = self.meter._last
                 print(f"--- GUI thread silent for {late * 1000:.0f} ms; stacks:", flush=True)
                 for tid, frame in sys._current_frames().items():
@@ -183,7 +195,7 @@ def main() -> int:
 def _fmt(s: dict[str, float]) -> str:
     return (
         f"max {s['max_ms']:.0f} ms, p99 {s['p99_ms']:.1f} ms, p50 {s['p50_ms']:.1f} ms "
-        f"over {s['ticks']} ticks"
+        f"over {s['ticks']} ticks; GUI-thread CPU in one gap: max {s['busy_max_ms']:.0f} ms"
     )
 
 

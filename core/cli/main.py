@@ -22,6 +22,7 @@ from core.cli.data_args import add_data_args, add_table_args, load_data, select_
 from core.cli.experiments import add_experiment_parsers, run_experiment
 from core.cli.params import add_param_flags, collect_params
 from core.cli.predict import add_predict_parser, cmd_predict
+from core.cli.stream import add_stream_args, stream_plan
 from core.cli.tune import add_tune_parser, cmd_tune
 from core.data.dataset import DataError, MultiViewDataset
 from core.data.missing import preprocess_observed
@@ -152,7 +153,17 @@ def cmd_run(full: argparse.Namespace) -> int:
         check_report_path(full.html)  # refuse a bad path before a long run, not after
     if full.write_back and full.write_back in (full.file, getattr(full, "meta", None)):
         raise DataError(f"--write-back {full.write_back}: choose a new file, not the input")
-    loaded = load_data(full)  # all views: the HTML report lists the ones left out too
+    stream = stream_plan(full, full.method)  # why the views are read in row blocks, or None
+    if stream:
+        from core.data.streamed import open_streamed
+
+        if full.profile or full.html:
+            raise DataError("--profile and --html need the views in memory: use --no-stream")
+        loaded = open_streamed(full.file)
+        if not loaded.complete:
+            raise DataError("views with missing samples cannot be streamed yet: use --no-stream")
+    else:
+        loaded = load_data(full)  # all views: the HTML report lists the ones left out too
     ds = select_views(loaded, full.views)
     params = collect_params(full, cls.param_spec)
     if "n_clusters" not in params:  # unlabelled data: estimated, and said so
@@ -167,8 +178,14 @@ def cmd_run(full: argparse.Namespace) -> int:
         )
     pp = full.preprocess.split(",") if "," in full.preprocess else full.preprocess
     # incomplete views: statistics from each view's observed samples (missing rows never read)
-    views, chosen = preprocess_observed(ds.views, pp, cls.auto_preprocessing, ds.observed)
-    err = sys.stderr
+    err, stats = sys.stderr, None
+    if stream:  # statistics from one pass over the blocks, applied block by block
+        from core.data.stream_stats import preprocess_streamed
+
+        err.write(f"streaming: {stream}\n")
+        views, chosen, stats = preprocess_streamed(ds.views, pp, cls.auto_preprocessing)
+    else:
+        views, chosen = preprocess_observed(ds.views, pp, cls.auto_preprocessing, ds.observed)
     for note in ds.warnings:  # what loading repaired, imputed or left out: never silent
         err.write(f"note: {note}\n")
     if "auto" in pp:
@@ -206,7 +223,7 @@ def cmd_run(full: argparse.Namespace) -> int:
             used = [int(t) - 1 for t in full.views.split(",")] if full.views else None
             idx = used or list(range(ds.n_views))
             write_prediction(
-                full.report, PredictionModel.from_solver(solver, ds.views, chosen, idx)
+                full.report, PredictionModel.from_solver(solver, ds.views, chosen, idx, stats)
             )
     rows = profile_rows(ds, result.labels) if (full.profile or full.html) else []
     if full.profile:
@@ -305,6 +322,7 @@ def build_parser(method: str | None = None) -> argparse.ArgumentParser:
     run.add_argument("--report", help="write the JSON run record here")
     run.add_argument("--html", help="write an HTML report of the run here (self-contained)")
     run.add_argument("--quiet", action="store_true", help="no progress output")
+    add_stream_args(run)
     run.add_argument(
         "--profile",
         help="write the cluster profiles here: per view and cluster the features that set it "

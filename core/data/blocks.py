@@ -83,6 +83,12 @@ class RowBlockSource:
             )
         return block
 
+    def view_summary(self, name: str) -> dict[str, object]:
+        """``core.data.dataset.view_summary`` from one pass over the blocks (cached)."""
+        from core.data.column_stats import source_summary
+
+        return source_summary(name, self)
+
     def blocks(self, rows: int | None = None) -> Iterator[tuple[int, int, np.ndarray]]:
         """Yield ``(start, stop, block)`` over all rows, ``rows`` at a time."""
         n = self.shape[0]
@@ -188,11 +194,19 @@ class NpySource(RowBlockSource):
     touched in the RSS until the map is dropped).
     """
 
-    def __init__(self, path: str | os.PathLike[str], block_rows: int | None = None):
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        block_rows: int | None = None,
+        *,
+        offset: int = 0,
+        label: str | None = None,
+    ):
         self.path = Path(path)
-        self.label = self.path.name
+        self.label = label or self.path.name
         try:
             with open(self.path, "rb") as f:
+                f.seek(offset)  # an uncompressed .npz member starts inside the archive
                 major, _ = np.lib.format.read_magic(f)
                 read_header = (
                     np.lib.format.read_array_header_1_0
@@ -202,10 +216,10 @@ class NpySource(RowBlockSource):
                 shape, fortran, dtype = read_header(f)
                 self._offset = f.tell()
         except (OSError, ValueError) as exc:
-            raise DataError(f"{path}: cannot open as a .npy matrix ({exc})") from exc
+            raise DataError(f"{self.label}: cannot open as a .npy matrix ({exc})") from exc
         if len(shape) != 2 or fortran or dtype.kind not in "biuf":
             raise DataError(
-                f"{path}: expected a 2-D C-order numeric matrix, got {dtype} {shape}"
+                f"{self.label}: expected a 2-D C-order numeric matrix, got {dtype} {shape}"
                 + (" in Fortran order" if fortran else "")
             )
         self.shape = (int(shape[0]), int(shape[1]))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
@@ -117,13 +118,15 @@ def check_views(
     *,
     copy: bool = False,
     dtype: type = np.float64,
+    finite: bool = True,
 ) -> list[View]:
     """Validate views and return them as ``dtype`` (float64 by default; float32 for the anchor
     methods' float32 path), dense C-contiguous or sorted CSR.
 
     Raises :class:`DataError` with a specific message for: no views, a non-2-D view, an
     empty view, different sample counts, NaN/Inf (with the first position), a single
-    sample, or fewer samples than clusters. The inputs are never modified.
+    sample, or fewer samples than clusters (``finite=False`` skips the NaN/Inf pass: the
+    caller checks later). The inputs are never modified.
     """
     if isinstance(views, MultiViewDataset):
         views = views.views
@@ -137,7 +140,7 @@ def check_views(
     for i, v in enumerate(out):
         if v.shape[1] == 0:
             raise DataError(f"view {i + 1} is empty: it has no features")
-        problem = _finite_problem(v, i)
+        problem = _finite_problem(v, i) if finite else None
         if problem:
             raise DataError(problem)
     n = counts[0]
@@ -197,9 +200,13 @@ class MultiViewDataset:
     def __post_init__(self) -> None:
         given = self.views
         dtype = holding_dtype(given)
-        views = check_views(given, dtype=dtype)
+        # a file opened memory-mapped defers the NaN/Inf pass (core.data.mapped): the exact
+        # summary makes it in the background, and every solver checks its input anyway
+        deferred = self.meta.get("finite_check") == "deferred"
+        views = check_views(given, dtype=dtype, finite=not deferred)
         object.__setattr__(self, "views", views)
-        if dtype == np.float32 and any(_value_dtype(v) != np.float32 for v in given):
+        in_memory = [v for v in given if not _is_block_source(v)]  # sources keep their dtype
+        if dtype == np.float32 and any(_value_dtype(v) != np.float32 for v in in_memory):
             note = (
                 f"held as float32 ({stored_values(views):,} values, more than "
                 f"{FLOAT32_ABOVE:,}): half the memory of float64"
@@ -238,12 +245,14 @@ class MultiViewDataset:
         elif len(self.view_names) != len(views):
             raise DataError(f"{len(self.view_names)} view names for {len(views)} views")
 
-    @property
+    @cached_property
     def ids(self) -> np.ndarray:
-        """The sample ids as strings: the data's own, else "1".."n"."""
+        """The sample ids as strings: the data's own, else "1".."n" (made once: 0.5 s at
+        1M samples, which the loader thread pays, not the window)."""
         if self.sample_ids is not None:
             return self.sample_ids
-        return np.arange(1, self.n_samples + 1).astype(str)
+        n = self.n_samples  # the narrowest string type: a quarter of str's time and memory
+        return np.arange(1, n + 1).astype(f"U{len(str(n))}")
 
     @property
     def complete(self) -> bool:
@@ -321,11 +330,13 @@ class MultiViewDataset:
         meta = {**self.meta, "label_variable": key}
         return replace(self, labels=codes, class_names=names, meta=meta)
 
-    def summary(self) -> dict[str, object]:
-        """Per-view facts for `mvc info` and the dataset panel."""
-        rows = []
+    def summary(self, view_rows: list[dict] | None = None) -> dict[str, object]:
+        """Per-view facts for `mvc info` and the dataset panel (``view_rows``: those facts
+        already computed, e.g. from a sample of rows: no pass over the views here)."""
+        rows = list(view_rows) if view_rows is not None else []
         for name, v in zip(self.view_names, self.views, strict=True):
-            rows.append(view_summary(name, v))
+            if view_rows is None:
+                rows.append(view_summary(name, v))
         counts = None
         if self.labels is not None:
             counts = np.bincount(self.labels).tolist()
@@ -351,6 +362,8 @@ class MultiViewDataset:
 
 def view_summary(name: str, v: View) -> dict[str, object]:
     """Shape, storage, sparsity, all-zero rows and value range of one view."""
+    if _is_block_source(v):  # read in row blocks: one pass (core.data.column_stats)
+        return v.view_summary(name)
     n, d = v.shape
     if sp.issparse(v):
         nnz = int(v.nnz)

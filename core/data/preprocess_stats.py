@@ -29,6 +29,10 @@ def base_kind(chosen: str) -> str:
 def fit_stats(raw: View, chosen: str) -> dict[str, np.ndarray]:
     """The statistics ``chosen`` (a name ``preprocess`` returned) learned from ``raw``."""
     kind = base_kind(chosen)
+    if callable(getattr(raw, "blocks", None)):  # read in row blocks: from one pass
+        from core.data.column_stats import source_fit_stats
+
+        return source_fit_stats(raw, chosen)
     out: dict[str, np.ndarray] = {"kind": np.str_(kind)}
     if kind == "zscore":
         out["scale"] = _column_std(raw)

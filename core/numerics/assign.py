@@ -33,7 +33,10 @@ def anchor_votes(graph: View, labels: np.ndarray, n_clusters: int) -> np.ndarray
         (np.ones(labels.size), (np.arange(labels.size), labels)),
         shape=(labels.size, n_clusters),
     )
-    mass = np.asarray((sp.csr_matrix(graph).T @ onehot).todense())
+    if sp.issparse(graph):
+        mass = np.asarray((sp.csr_matrix(graph).T @ onehot).todense())
+    else:  # a dense graph (ALPC's n x M Zᵀ) as CSR would be a copy 1.5x its size
+        mass = np.asarray(onehot.T @ np.asarray(graph)).T
     out = mass.argmax(axis=1).astype(np.int64)
     out[mass.sum(axis=1) <= 0] = -1
     return out

@@ -24,7 +24,7 @@ from core.numerics.graphs import normalize_anchor_graph, pkn_anchor_graph
 from core.numerics.kmeans import kmeans_labels
 from core.numerics.metrics import adjusted_rand
 
-__all__ = ["KEstimate", "anchor_graph_spectrum", "estimate_n_clusters"]
+__all__ = ["KEstimate", "anchor_graph_spectrum", "choose_candidate", "estimate_n_clusters"]
 
 
 @dataclass
@@ -102,6 +102,29 @@ def _stability(
     return float(np.mean(scores))
 
 
+def choose_candidate(
+    candidates: Sequence[int],
+    gaps: Sequence[float],
+    stability: Sequence[float],
+    min_gap_share: float = 0.5,
+    min_stability: float = 0.8,
+) -> tuple[int, int]:
+    """The chosen k and its runner-up among eigengap candidates (ordered by gap, largest first).
+
+    A gap must be a real one (>= ``min_gap_share`` of the largest); among those, the largest k
+    whose clusterings are stable (>= ``min_stability``; a smaller stable k is usually a merge
+    of clusters), then the most stable; candidates with a small gap come last.
+    """
+    idx = range(len(candidates))
+    eligible = [i for i in idx if gaps[i] >= min_gap_share * gaps[0]]
+    stable = [i for i in eligible if stability[i] >= min_stability]
+    stable.sort(key=lambda i: -candidates[i])
+    rest = sorted((i for i in eligible if i not in stable), key=lambda i: (-stability[i], i))
+    ranked = stable + rest + [i for i in idx if i not in eligible]
+    runner = ranked[1] if len(ranked) > 1 else ranked[0]
+    return int(candidates[ranked[0]]), int(candidates[runner])
+
+
 def estimate_n_clusters(
     views: Sequence[View],
     random_state: int | None = 0,
@@ -162,17 +185,10 @@ def estimate_n_clusters(
     zh = normalize_anchor_graph(z)[rows]
     emb = np.asarray(zh @ vecs[:, :top]) / np.sqrt(np.maximum(vals[:top], 1e-12))
     stab = [_stability(emb, k, rng, n_rounds, 0.8) for k in cands]
-    # a gap must be a real one (>= min_gap_share of the largest); among those, the largest k
-    # whose clusterings are stable (a smaller k that is stable is usually a merge of clusters)
-    eligible = [i for i, g in enumerate(cand_gaps) if g >= min_gap_share * cand_gaps[0]]
-    stable = sorted((i for i in eligible if stab[i] >= min_stability), key=lambda i: -cands[i])
-    rest = sorted((i for i in eligible if i not in stable), key=lambda i: (-stab[i], i))
-    ranked = stable + rest + [i for i in range(len(cands)) if i not in eligible]
-    best = ranked[0]
-    runner = ranked[1] if len(ranked) > 1 else best
+    k, runner_up = choose_candidate(cands, cand_gaps, stab, min_gap_share, min_stability)
     return KEstimate(
-        k=cands[best],
-        runner_up=cands[runner],
+        k=k,
+        runner_up=runner_up,
         eigenvalues=vals[: hi + 2].copy(),
         candidates=cands,
         gaps=cand_gaps,

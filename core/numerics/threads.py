@@ -30,7 +30,7 @@ def _controller() -> tuple[ThreadpoolController, int]:
 
 
 def blas_threads() -> int:
-    """The number of BLAS threads the process runs with when not limited."""
+    """The number of BLAS threads ``blas_full`` allows (the library's own setting)."""
     return _controller()[1]
 
 

@@ -13,11 +13,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from core.data.blocks import is_source
 from core.data.dataset import DataError, MultiViewDataset
 from core.data.demo import load_demo as core_load_demo
 from core.data.demo import make_synthetic
 from core.data.missing import preprocess_observed
 from core.data.preprocessing import PREPROCESSORS
+from core.data.stream_stats import preprocess_streamed
 
 __all__ = ["PREPROCESSORS", "DataSession", "load_demo", "preprocess_views"]
 
@@ -29,7 +31,13 @@ def preprocess_views(
     observed: np.ndarray | None = None,
 ) -> tuple[list, list[str]]:
     """Preprocessed views (``auto`` by the method's rule); with ``observed`` each view on the
-    samples that have it (statistics follow them; the missing rows are zero, never read)."""
+    samples that have it (statistics follow them; the missing rows are zero, never read).
+    Views read in row blocks (a streamed dataset) are preprocessed block by block."""
+    if any(is_source(v) for v in views):
+        if observed is not None:
+            raise DataError("views with missing samples cannot be read in row blocks yet")
+        streamed, chosen, _ = preprocess_streamed(list(views), list(methods), auto_rule)
+        return list(streamed), list(chosen)
     out, chosen = preprocess_observed(list(views), list(methods), auto_rule, observed)
     return list(out), list(chosen)
 
@@ -80,6 +88,15 @@ class DataSession:
         if observed is not None and not observed.any(axis=1).all():
             lost = int(np.count_nonzero(~observed.any(axis=1)))
             raise DataError(f"{lost} sample(s) have none of the included views")
+        if method is not None and self.streamed:
+            from core.cli.stream import STREAMING_METHODS
+
+            if method.name not in STREAMING_METHODS:
+                raise DataError(
+                    f"{method.__name__} needs the views in memory at every iteration, but this "
+                    f"dataset is read in row blocks ({self.dataset.meta.get('stream_reason', '')}"
+                    f"): choose {' or '.join(m.upper() for m in STREAMING_METHODS)}"
+                )
         if observed is not None and method is not None and not method.supports_incomplete:
             missing = int(np.count_nonzero(~observed.all(axis=1)))
             raise DataError(
@@ -87,6 +104,11 @@ class DataSession:
                 "miss an included view: exclude that view, load the files again keeping only "
                 "the samples every view has, or choose a method that handles incomplete views"
             )
+
+    @property
+    def streamed(self) -> bool:
+        """Whether the views are read in row blocks (out-of-core, never whole)."""
+        return any(is_source(v) for v in self.dataset.views)
 
     @property
     def observed(self) -> np.ndarray | None:

@@ -1,7 +1,8 @@
 """Embedding: the t-SNE layout coloured by cluster (or true label), hover, rectangle select.
 
-Points are drawn by :class:`FastScatter` (one drawPoints call per colour), so a new frame
-only refills coordinates and a re-colouring only regroups indices. Shift+drag selects a
+Points are drawn by :class:`FastScatter` from one small style code per point
+(:func:`~mvc_gui.plots.embedding_parts.point_styles`), so a new frame only moves the points and
+a re-colouring is a few O(n) numpy passes, also at a million points. Shift+drag selects a
 rectangle; the selection is drawn on top, the rest dimmed.
 """
 
@@ -9,16 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QComboBox, QGraphicsRectItem, QHBoxLayout, QToolTip, QWidget
-from scipy.spatial import cKDTree
+from PySide6.QtCore import QPointF, QRectF, Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QToolTip, QWidget
 
 from core.data.dataset import MultiViewDataset
-from core.numerics.layout_umap import INSTALL_HINT, umap_available
 from core.records.profiles_table import feature_names_of
 from mvc_gui.model.colouring import (
-    N_BINS,
     Colouring,
     categorical,
     continuous,
@@ -26,66 +23,19 @@ from mvc_gui.model.colouring import (
     feature_column,
     from_labels,
 )
-from mvc_gui.model.palette import NOISE_COLOR
 from mvc_gui.plots.base import PlotBox
 from mvc_gui.plots.colour_chooser import CLUSTERS, DISAGREE, FEATURE, META, TRUTH, ColourChooser
 from mvc_gui.plots.colour_legend import ColourLegend
+from mvc_gui.plots.embedding_parts import (
+    HoverIndex,
+    SelectViewBox,
+    layout_chooser,
+    point_styles,
+    ramp,
+)
 from mvc_gui.plots.fast_scatter import FastScatter
 
 __all__ = ["EmbeddingPlot", "ramp"]
-
-
-def ramp(name: str = "viridis") -> list[tuple[int, int, int]]:
-    """:data:`N_BINS` colours of a perceptually uniform colour map (numbers, features)."""
-    rgba = pg.colormap.get(name).map(np.linspace(0.0, 1.0, N_BINS), mode="byte")
-    return [tuple(int(c) for c in row[:3]) for row in rgba]
-
-
-class _SelectViewBox(pg.ViewBox):
-    """Pans/zooms as usual; Shift+drag draws a selection rectangle."""
-
-    rect_selected = Signal(object)
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._band = QGraphicsRectItem()
-        self._band.setPen(pg.mkPen("#2b3440", width=1, style=Qt.PenStyle.DashLine))
-        self._band.setBrush(pg.mkBrush(43, 52, 64, 30))
-        self._band.setZValue(1e9)
-        self._band.hide()
-        self.addItem(self._band, ignoreBounds=True)
-
-    def mouseDragEvent(self, ev, axis=None):
-        if ev.button() == Qt.MouseButton.LeftButton and (
-            ev.modifiers() & Qt.KeyboardModifier.ShiftModifier
-        ):
-            ev.accept()
-            a = self.mapSceneToView(ev.buttonDownScenePos())
-            b = self.mapSceneToView(ev.scenePos())
-            rect = QRectF(a, b).normalized()
-            self._band.setRect(rect)
-            self._band.setVisible(not ev.isFinish())
-            if ev.isFinish():
-                self.rect_selected.emit(rect)
-            return
-        super().mouseDragEvent(ev, axis)
-
-
-def _layout_chooser() -> QComboBox:
-    """ "t-SNE" / "UMAP"; UMAP is greyed out, with how to install it, without umap-learn."""
-    box = QComboBox()
-    box.addItem("t-SNE", "tsne")
-    box.addItem("UMAP", "umap")
-    tip = (
-        "2-D layout: t-SNE (openTSNE; above 20,000 samples started from a subsample's layout "
-        "and refined) or UMAP (umap-learn)"
-    )
-    if not umap_available():
-        box.model().item(1).setEnabled(False)
-        box.setItemData(1, INSTALL_HINT, Qt.ItemDataRole.ToolTipRole)
-        tip += f".\n{INSTALL_HINT}"
-    box.setToolTip(tip)
-    return box
 
 
 class EmbeddingPlot(PlotBox):
@@ -94,7 +44,7 @@ class EmbeddingPlot(PlotBox):
     layout_method_changed = Signal(str)  # "tsne" or "umap"
 
     def __init__(self, parent=None) -> None:
-        self.vb = _SelectViewBox()
+        self.vb = SelectViewBox()
         view = pg.PlotWidget(viewBox=self.vb)
         super().__init__("Embedding (t-SNE)", view, parent)
         self.plot = view.getPlotItem()
@@ -116,7 +66,7 @@ class EmbeddingPlot(PlotBox):
         self.layout_box.setMinimumContentsLength(8)
         self.layout_box.currentIndexChanged.connect(self._on_layout_source)
         self.add_control(self.layout_box)
-        self.layout_method = _layout_chooser()
+        self.layout_method = layout_chooser()
         self.layout_method.currentIndexChanged.connect(self._on_layout_method)
         # second row: colour by ... and the layout method (the title row must fit 1280 px)
         row = QWidget()
@@ -146,9 +96,10 @@ class EmbeddingPlot(PlotBox):
         self.selected: np.ndarray | None = None
         self.scatter = FastScatter()
         self.plot.addItem(self.scatter)
-        self._groups: list[np.ndarray] = []
-        self._styles: list[tuple[QColor, float]] = []
-        self._tree: cKDTree | None = None
+        #: per point 1 + its index in ``_styles`` (0: not drawn), see ``point_styles``
+        self._codes = np.zeros(0, dtype=np.uint16)
+        self._styles: list[tuple[tuple[int, int, int, int], float]] = []
+        self._tree: HoverIndex | None = None
 
     def _on_layout_method(self, _index: int) -> None:
         self.title.setText(f"Embedding ({self.layout_method.currentText()})")
@@ -160,7 +111,7 @@ class EmbeddingPlot(PlotBox):
         self.true_labels = true_labels
         self._data_colourings = {}
         self.class_names = class_names
-        self._set_groups([], [])
+        self._set_styles(np.zeros(0, dtype=np.uint16), [])
         self.legend.show_colouring(None)
         self.show_message(note)
 
@@ -209,7 +160,7 @@ class EmbeddingPlot(PlotBox):
 
     def _on_layout_source(self) -> None:
         self.xy, self._tree = None, None
-        self._set_groups([], [])
+        self._set_styles(np.zeros(0, dtype=np.uint16), [])
         what = self.layout_box.currentText()
         self.show_message(f"Computing the layout of {what}...")
         self.layout_source_changed.emit()
@@ -296,30 +247,7 @@ class EmbeddingPlot(PlotBox):
         if colouring is None and self.chooser.source == CLUSTERS and self.labels is not None:
             colouring = from_labels(self.labels, [], "cluster")
         size = 6 if n < 3000 else 4 if n < 30000 else 3
-        specs: list[tuple[np.ndarray, QColor, float]] = []
-        dim = self.selected is not None and self.selected.shape[0] == n
-        if colouring is None or colouring.codes.shape[0] != n:
-            specs.append((np.arange(n), QColor(*NOISE_COLOR), size))
-        else:
-            codes = colouring.codes + 1  # 0: no value (grey), drawn first: underneath
-            k = len(colouring.colours) + 1
-            # small non-negative ints: a 16-bit stable sort is a radix sort (~3x faster)
-            keys = codes.astype(np.int16) if k < 2**15 else codes
-            order = np.argsort(keys, kind="stable")
-            bounds = np.searchsorted(keys[order], np.arange(k + 1))
-            colours = [NOISE_COLOR, *colouring.colours]
-            emph = colouring.emphasis
-            for c in range(k):
-                idx = order[bounds[c] : bounds[c + 1]]
-                big = size + 2 if emph is not None and idx.size and emph[idx[0]] else size
-                if dim:
-                    specs.append((idx[~self.selected[idx]], QColor(*colours[c], 45), big))
-                    specs.append((idx[self.selected[idx]], QColor(*colours[c]), big + 2))
-                elif idx.size:
-                    specs.append((idx, QColor(*colours[c]), big))
-        if shown is not None and shown.shape[0] == n:
-            specs = [(idx[shown[idx]], c, px) for idx, c, px in specs]
-        self._set_groups([s[0] for s in specs], [(s[1], s[2]) for s in specs])
+        self._set_styles(*point_styles(colouring, n, size, self.selected, shown))
 
     def _shown(self) -> np.ndarray | None:
         """In a single view's layout of incomplete data, the samples that view has (the others
@@ -330,21 +258,22 @@ class EmbeddingPlot(PlotBox):
         return ds.observed[:, v]
 
     def drawn_colours(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(n, 4)`` RGBA each sample is drawn in now, and ``(n,)`` sizes (what the user sees)."""
+        """``(n, 4)`` RGBA each sample is drawn in now, and ``(n,)`` sizes (what the user sees;
+        zeros for samples not drawn)."""
         n = 0 if self.xy is None else self.xy.shape[0]
-        rgba, size = np.zeros((n, 4), dtype=np.int64), np.zeros(n)
-        for idx, (colour, px) in zip(self._groups, self._styles, strict=True):
-            rgba[idx] = colour.getRgb()
-            size[idx] = px
-        return rgba, size
+        if self._codes.shape[0] != n:
+            return np.zeros((n, 4), dtype=np.int64), np.zeros(n)
+        rgba = np.array([(0, 0, 0, 0)] + [c for c, _ in self._styles], dtype=np.int64)
+        size = np.array([0.0] + [float(px) for _, px in self._styles])
+        return rgba[self._codes], size[self._codes]
 
-    def _set_groups(self, groups: list[np.ndarray], styles: list[tuple[QColor, float]]) -> None:
-        self._groups, self._styles = groups, styles
+    def _set_styles(self, codes: np.ndarray, styles: list) -> None:
+        self._codes, self._styles = codes, styles
         self._move()
 
     def _move(self) -> None:
         if self.xy is not None:
-            self.scatter.set_points(self.xy, self._groups, self._styles)
+            self.scatter.set_points(self.xy, self._codes, self._styles)
 
     # -- interaction ------------------------------------------------------------------------
     def _on_rect_selected(self, rect: QRectF) -> None:
@@ -379,9 +308,12 @@ class EmbeddingPlot(PlotBox):
             return
         p = self.vb.mapSceneToView(pos)
         if self._tree is None:
-            self._tree = cKDTree(self.xy)
+            self._tree = HoverIndex(self.xy)
+        found = self._tree.nearest(p.x(), p.y())
+        if found is None:  # a large layout's index is still being built
+            return
+        dist, i = found
         px = self.vb.viewPixelSize()
-        dist, i = self._tree.query([p.x(), p.y()])
         shown = self._shown()
         if dist > 6 * max(px[0], px[1]) or (shown is not None and not shown[i]):
             QToolTip.hideText()

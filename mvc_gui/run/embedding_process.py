@@ -21,7 +21,7 @@ def serve(conn: Any) -> None:
     import numpy as np
 
     from core.numerics.layout import EmbeddingCancelled, embed, representation
-    from mvc_gui.model.data_session import preprocess_views
+    from mvc_gui.run.layout_input import layout_views
     from mvc_gui.run.solver_process import recv_message
 
     pending: list[Any] = []  # a job that arrived while another was running
@@ -51,9 +51,14 @@ def serve(conn: Any) -> None:
         chosen: list[str] = []
         try:
             options = payload[4] if len(payload) > 4 else {}
-            views, chosen = preprocess_views(*payload[:4])
+            # large dense views are read through lazy preprocessing, not copied; the
+            # preprocessed views are dropped before the layout itself (minutes at 1M)
+            views, chosen = layout_views(*payload[:4])
+            x = representation(views)
+            del views
             method = options.get("layout", "tsne")
-            layout = embed(representation(views), method=method, callback=callback, n_jobs=1)
+            layout = embed(x, method=method, callback=callback, n_jobs=1)
+            del x
             conn.send(("end", job, (layout, "", chosen)))
         except EmbeddingCancelled:
             conn.send(("end", job, (None, "", chosen)))

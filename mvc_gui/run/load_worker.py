@@ -16,8 +16,10 @@ from dataclasses import dataclass, replace
 
 from PySide6.QtCore import QObject, Signal
 
+from core.data.dataset import DataError
 from core.data.io import DataSpec
 from core.data.isolated_load import DEFAULT_TIMEOUT, LoadCancelled, load_isolated
+from core.data.mapped import MAP_ABOVE
 from core.data.store import read_summary
 from mvc_gui.model.data_session import DataSession
 from mvc_gui.model.data_stores import new_store_dir
@@ -34,6 +36,12 @@ class LoadLimits:
     timeout: float = DEFAULT_TIMEOUT
     memory: int | str | None = "auto"
     child_module: str = "core.data.isolated_load"
+    #: views taking more bytes than this as float64 are read in row blocks (out-of-core);
+    #: None: half the available RAM (core.data.streamed.stream_reason)
+    stream_above: int | None = None
+    #: files of more bytes whose views are plain arrays are memory-mapped in place (no reader
+    #: child, no store copy; core.data.mapped); None: always the reader child
+    map_above: int | None = MAP_ABOVE
 
 
 class LoadWorker(_ThreadWorker):
@@ -42,6 +50,8 @@ class LoadWorker(_ThreadWorker):
 
     progress = Signal(float, str)
     done = Signal(object)
+    #: (session, exact summary) after a memory-mapped open answered with a sampled one
+    summary_ready = Signal(object, object)
     failed = Signal(str, str)
     cancelled = Signal()
 
@@ -63,6 +73,12 @@ class LoadWorker(_ThreadWorker):
         """True when the data was handed over (the store is then the session's)."""
         lim = self.limits
         try:
+            streamed = self._streamed()
+            if streamed is not None:
+                self._emit(self.done, streamed)
+                return False  # no store: the views stay in the file
+            if self._mapped():
+                return False  # mapped where it is: no store either
             ds = load_isolated(
                 self.path,
                 timeout=lim.timeout,
@@ -74,6 +90,7 @@ class LoadWorker(_ThreadWorker):
             )
             # the child summarised the data: here it would be a pass over all of it
             result = (DataSession(ds, store_dir=store), read_summary(store) or ds.summary())
+            _ = ds.ids  # made here, not in the window (0.5 s at 1M samples)
         except LoadCancelled:
             self._emit(self.cancelled)
         except Exception as exc:  # DataError mostly; anything else is shown, not raised
@@ -85,3 +102,45 @@ class LoadWorker(_ThreadWorker):
                 self._emit(self.done, result)
                 return True
         return False
+
+    def _mapped(self) -> bool:
+        """A large file stored as plain arrays: mapped in place, shown with a summary of a
+        row sample at once, the exact summary (and the NaN/Inf check) after one more pass."""
+        if isinstance(self.path, DataSpec) or self.limits.map_above is None:
+            return False
+        from core.data.mapped import exact_summary_isolated, open_mapped, sampled_summary
+
+        ds = open_mapped(self.path, self.limits.map_above)
+        if ds is None:
+            return False
+        session, first = DataSession(ds), sampled_summary(ds)
+        _ = ds.ids  # made here, not in the window (0.5 s at 1M samples)
+        self._emit(self.done, (session, first))
+        if self._stop.is_set():
+            return True
+        try:  # in a child: its pass would hold this interpreter's lock against the GUI
+            exact = exact_summary_isolated(self.path, cancel=self._stop.is_set)
+        except DataError as exc:  # the NaN/Inf check deferred at opening
+            exact = {**first, "warnings": [*ds.warnings, f"{exc}: runs will refuse these views"]}
+        if exact is not None:
+            self._emit(self.summary_ready, session, exact)
+        return True
+
+    def _streamed(self) -> tuple[DataSession, dict] | None:
+        """A file whose views would not fit in memory: opened with row-block views (only
+        labels, ids and metadata are read), summarised in one pass per view; else None."""
+        if isinstance(self.path, DataSpec):
+            return None
+        from core.data.streamed import open_streamed, stream_reason, with_note, worth_checking
+
+        threshold = self.limits.stream_above
+        if not worth_checking(self.path, threshold) or self._stop.is_set():
+            return None
+        reason = stream_reason(self.path, threshold=threshold)
+        if reason is None:
+            return None
+        self._emit(self.progress, 0.0, "opening in row blocks: " + reason)
+        ds = with_note(open_streamed(self.path), reason)
+        summary = ds.summary()  # one pass per view (the statistics are kept for the runs)
+        _ = ds.ids  # made here, not in the window (0.5 s at 1M samples)
+        return DataSession(ds), summary

@@ -28,6 +28,7 @@ class FileLoading(QObject):
 
     failed = Signal(str, str)
     finished = Signal()
+    summary_updated = Signal()
 
     def __init__(self, win: Any) -> None:
         super().__init__(win)
@@ -63,6 +64,7 @@ class FileLoading(QObject):
         worker = LoadWorker(path, self.limits, parent=self)
         worker.progress.connect(lambda f, what: self._on_progress(worker, name, f, what))
         worker.done.connect(lambda res: self._end(worker) and done(res))
+        worker.summary_ready.connect(self._on_summary)
         worker.failed.connect(lambda msg, det: self._on_failed(worker, msg, det, failed))
         worker.cancelled.connect(lambda: self._on_cancelled(worker, name, failed))
         self._workers = [w for w in self._workers if w.is_alive()] + [worker]
@@ -94,6 +96,12 @@ class FileLoading(QObject):
         self.win.progress.setValue(0)
         self.finished.emit()
         return True
+
+    def _on_summary(self, session: object, summary: dict) -> None:
+        """The exact summary of a memory-mapped file, after the sampled one it replaces."""
+        if self.win.session is session:
+            self.win.dataset_panel.set_session(session, summary)
+            self.summary_updated.emit()
 
     def _on_progress(self, worker: LoadWorker, name: str, fraction: float, what: str) -> None:
         if worker is self.current:

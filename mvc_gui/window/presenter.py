@@ -61,7 +61,7 @@ class RunPresenter(QObject):
         ds = session.dataset
         self.selection.clear()
         self.embedding.reset(ds.labels, ds.class_names, "Computing layout...")
-        self.embedding.sample_ids = ds.ids
+        self.embedding.sample_ids = ds.sample_ids  # None: hover says "sample <row>" (no 1M strings)
         self.embedding.set_data(ds)
         self.weights.set_views(session.view_names)
         self.heatmap.clear("Shown when the method\nprovides its graph")

@@ -23,7 +23,7 @@ from core.methods.base import (
     seed_streams,
 )
 from core.methods.params import Param, ParamError, ParamSpec
-from core.numerics.kmeans import kmeans_steps
+from core.numerics.kmeans import kmeans_steps, restart_size
 from core.numerics.linalg import row_normalize
 from core.numerics.row_space import lift_all, with_axes
 from core.numerics.threads import blas_single
@@ -339,7 +339,11 @@ class ALPC(BaseSolver):
         else:
             msg = f"k-means ({self.kmeans_n_init} runs) on Zᵀ"
             km = kmeans_steps(
-                row_normalize(zt), c, rng["postprocess_kmeans"], n_init=self.kmeans_n_init
+                row_normalize(zt),
+                c,
+                rng["postprocess_kmeans"],
+                n_init=self.kmeans_n_init,
+                restart_rows=restart_size(c),  # above 20k rows only
             )
             labels, _ = yield from rep.follow(km, "postprocess", msg)
         return FitResult(

@@ -25,6 +25,7 @@ from core.methods.dtll.alm import MU0, AlmParams, AlmState, alm_step
 from core.methods.dtll.updates import (
     anchor_count,
     anchor_indices_steps,
+    balanced_view_scales,
     nnz_rows,
     shared_initial_labels_steps,
     unpermute,
@@ -171,6 +172,28 @@ class DTLL(BaseSolver):
             advanced=True,
         ),
         Param(
+            "stable_stop",
+            "int",
+            10,
+            "Also stop once no label has changed for this many iterations while "
+            "max|𝒢 − 𝒥| < 0.5 (𝒥 then rounds to the labels): the remaining iterations only "
+            "shrink the residual. 0: stop on the residual alone, as the paper does.",
+            low=0,
+            high=1000,
+            advanced=True,
+        ),
+        Param(
+            "view_scale",
+            "choice",
+            "balanced",
+            "'balanced': each view's anchor graph is scaled so that its anchors' total mass "
+            "‖S_vᵀ1‖ is the same in every view; otherwise a view whose samples all link to a "
+            "few hub anchors (near-constant or very sparse text views) gets most of the "
+            "weight and puts everything in one cluster. 'none': the paper's unscaled graphs.",
+            choices=("balanced", "none"),
+            advanced=True,
+        ),
+        Param(
             "init",
             "choice",
             "shared_spectral",
@@ -230,6 +253,8 @@ class DTLL(BaseSolver):
         weight_exponent: float = 0.5,
         max_iter: int = 300,
         tol: float = 1e-6,
+        stable_stop: int = 10,
+        view_scale: str = "balanced",
         init: str = "shared_spectral",
         anchor_style: str = "vda",
         orientation: str = "per_sample",
@@ -248,6 +273,8 @@ class DTLL(BaseSolver):
         self.weight_exponent = weight_exponent
         self.max_iter = max_iter
         self.tol = tol
+        self.stable_stop = stable_stop
+        self.view_scale = view_scale
         self.init = init
         self.anchor_style = anchor_style
         self.orientation = orientation
@@ -350,7 +377,12 @@ class DTLL(BaseSolver):
         # equal-weight consensus for the heat map while the labels move (final: learned α)
         equal = (sum(graphs) / nv).tocsr() if observed is None else consensus(np.ones(nv))
         yield rep.stage("graph", 0.9, "consensus anchor graph", anchor_graph=equal)
-        start = graphs if observed is None else incomplete.scaled_rows(graphs, observed)
+        # the heat map and view_graphs_ keep the row-stochastic graphs; the labels use these
+        scaled = graphs
+        if self.view_scale == "balanced":
+            scales = balanced_view_scales(graphs)
+            scaled = [(s * g).tocsr() for s, g in zip(scales, graphs, strict=True)]
+        start = scaled if observed is None else incomplete.scaled_rows(scaled, observed)
         labels0 = yield from rep.follow(
             shared_initial_labels_steps(start, c, self.init, rng["init"], rng["svds_v0"]),
             "init",
@@ -364,7 +396,7 @@ class DTLL(BaseSolver):
             if self.sample_order == "by_initial_labels"
             else np.arange(n)
         )
-        work = [g[order] for g in graphs] if self.sample_order != "given" else graphs
+        work = [g[order] for g in scaled] if self.sample_order != "given" else scaled
         seen = None if observed is None else observed[order]
         state = yield from self._optimise(work, labels0[order], order, rep, seen)
         view_labels, alpha, history, extra, n_iter, converged = state
@@ -418,21 +450,27 @@ class DTLL(BaseSolver):
         )
         history: list[float] = []
         extra: dict[str, list[float]] = {"residual": [], "changed": [], "repairs": [], "mu": []}
-        converged, it = False, 0
+        converged, it, stable, shown = False, 0, 0, None
         for it in range(1, self.max_iter + 1):
             with blas_single():
                 obj, step = alm_step(graphs, st, c, alm)
             history.append(obj)
             for key, value in step.items():
                 extra[key].append(value)
+            stable = stable + 1 if step["changed"] == 0 else 0
+            if shown is None or stable == 0:  # α and the vote depend on the labels alone
+                shown = unpermute(weighted_vote(st.view_labels, st.alpha, c, observed), order)
             yield rep.iteration(
                 it,
                 obj,
                 view_weights=st.alpha,
-                labels=unpermute(weighted_vote(st.view_labels, st.alpha, c, observed), order),
+                labels=shown,
                 extras={k: step[k] for k in ("residual", "changed", "mu")},
             )
-            if step["residual"] < self.tol:
+            # labels unchanged for stable_stop steps with 𝒥 rounding to 𝒢: on 24 runs
+            # (8 files x 3 seeds) the residual rule ended at the same labels, 10-30 % later
+            settled = 0 < self.stable_stop <= stable and step["residual"] < 0.5
+            if step["residual"] < self.tol or settled:
                 converged = True
                 break
         view_labels = np.stack([unpermute(lab, order) for lab in st.view_labels])

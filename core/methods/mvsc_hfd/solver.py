@@ -11,8 +11,6 @@ import numpy as np
 from core.data.dataset import View
 from core.data.missing import zero_missing_rows
 from core.methods.base import (
-    COMMON_PARAMS,
-    DTYPE_PARAM,
     BaseSolver,
     FitResult,
     IterationState,
@@ -22,11 +20,12 @@ from core.methods.base import (
     seed_streams,
 )
 from core.methods.mvsc_hfd import incomplete, updates
-from core.methods.params import Param, ParamError, ParamSpec
-from core.numerics.kmeans import kmeans_steps
-from core.numerics.linalg import row_normalize
+from core.methods.mvsc_hfd.params import ANCHORS_PER_CLUSTER, PARAM_SPEC, SAMPLE_NORM
+from core.methods.params import ParamError
+from core.numerics.kmeans import kmeans_steps, restart_size
+from core.numerics.linalg import polar, polar_stable, row_normalize
 from core.numerics.row_space import has_more_features
-from core.numerics.threads import blas_single
+from core.numerics.threads import blas_single, blas_threads
 from core.numerics.view_products import sq_norm
 
 log = logging.getLogger(__name__)
@@ -37,14 +36,6 @@ log = logging.getLogger(__name__)
 ROW_SPACE_FLOPS = 1e9
 
 __all__ = ["MVSCHFD"]
-
-#: automatic RMS sample norm the views are scaled to (docs/defaults.md): the model rebuilds a
-#: sample as P_v A z with orthonormal P_v A and z on the simplex, so inside the unit ball;
-#: z-scored samples (norm sqrt(D), 20-50) make the simplex projection of the Z-step one-hot
-SAMPLE_NORM = 0.5
-#: automatic anchors per cluster: with samples at the model's scale Z is soft, and 2c anchors
-#: beat c (at the authors' scale Z is one-hot and more anchors did not help)
-ANCHORS_PER_CLUSTER = 2
 
 
 @register
@@ -97,150 +88,7 @@ class MVSCHFD(BaseSolver):
     objective_label = "Σ α_v² ‖X_v − W_1⋯W_δ A Z‖²"
     #: the authors' demo z-scores every feature (mapstd) before the layers
     auto_preprocessing = "zscore"
-    param_spec = (
-        COMMON_PARAMS
-        + ParamSpec(
-            Param(
-                "depth",
-                "int",
-                5,
-                "Number of orthonormal layers δ between each view and the anchor space "
-                "(1 = a single projection; the paper's best depths were mostly 4-5).",
-                low=1,
-                high=8,
-            ),
-            Param(
-                "n_anchors",
-                "int",
-                None,
-                "Number of anchors m (at least the number of clusters). The authors' code uses "
-                f"m = number of clusters. Automatic: {ANCHORS_PER_CLUSTER} per cluster.",
-                low=2,
-                high=10_000,
-                allow_none=True,
-                advanced=True,
-            ),
-            Param(
-                "sample_norm",
-                "float",
-                None,
-                "The views are scaled by one factor so that the root-mean-square norm of a "
-                "sample (all views together) is this: the model rebuilds samples inside the "
-                "unit ball, and this value sets how soft the anchor graph is (large: one anchor "
-                "per sample). 0 keeps the data as given (the authors' code). Automatic: "
-                f"{SAMPLE_NORM:g}.",
-                low=0.0,
-                high=1e6,
-                allow_none=True,
-                advanced=True,
-            ),
-            Param(
-                "layer_rule",
-                "choice",
-                "shared",
-                "Layer widths: 'shared' (authors' code) descends in equal steps from the smallest "
-                "view dimension, same widths for all views; 'per_view' (paper text) descends from "
-                "each view's own dimension. Widths are capped at 1024.",
-                choices=("shared", "per_view"),
-                advanced=True,
-            ),
-            Param(
-                "first_width",
-                "int",
-                None,
-                "Override the width of the first layer (the others descend linearly to the "
-                "anchor dimension); must not exceed the smallest view dimension. Automatic: "
-                "from the layer rule.",
-                low=2,
-                high=100_000,
-                allow_none=True,
-                advanced=True,
-            ),
-            Param(
-                "max_iter",
-                "int",
-                10,
-                "Number of iterations (the authors' code always runs exactly 10).",
-                low=1,
-                high=10_000,
-            ),
-            Param(
-                "tol",
-                "float",
-                0.0,
-                "Stop early when the objective changes by less than this fraction "
-                "(paper: 1e-3); 0 always runs max_iter iterations, as the authors' code.",
-                low=0.0,
-                high=1.0,
-                advanced=True,
-            ),
-            Param(
-                "alpha_rule",
-                "choice",
-                "inverse_norm",
-                "View-weight update: 'inverse_norm' α ∝ 1/‖residual‖ (authors' code and paper "
-                "Eq. 17; reproduces the reported numbers) or 'exact' α ∝ 1/‖residual‖², the true "
-                "minimiser (objective never increases; experimental, favours small views).",
-                choices=("inverse_norm", "exact"),
-                advanced=True,
-            ),
-            Param(
-                "w_update",
-                "choice",
-                "code_cache",
-                "Layer update: 'code_cache' is the authors' code, whose cache of deeper-layer "
-                "products is shared between views and lags one step (reproduces the paper's "
-                "MSRCV1 result; depth matters only here). 'exact' uses each view's own current "
-                "layers, a true block-coordinate step; the layers then collapse to one projection "
-                "and depth has no effect (experimental).",
-                choices=("code_cache", "exact"),
-                advanced=True,
-            ),
-            Param(
-                "z_init",
-                "choice",
-                "first_m",
-                "Initial anchor graph: the first m samples as one-hot columns (authors' code; "
-                "depends on sample order) or m seeded random samples.",
-                choices=("first_m", "random_m"),
-                advanced=True,
-            ),
-            Param(
-                "embedding",
-                "choice",
-                "svd_Z",
-                "Embedding for k-means: 'svd_Z' all left singular vectors of Zᵀ (authors' code) or "
-                "'normalized' the top-c singular vectors of the degree-normalised graph "
-                "(paper Eq. 7 intent; experimental).",
-                choices=("svd_Z", "normalized"),
-                advanced=True,
-            ),
-            Param(
-                "kmeans_n_init",
-                "int",
-                50,
-                "k-means runs on the embedding (lowest inertia wins); 1 gives a single run.",
-                low=1,
-                high=200,
-                advanced=True,
-            ),
-            Param(
-                "feature_space",
-                "choice",
-                "auto",
-                "Where the first layer acts on views with more features than samples: the "
-                "'original' features (the authors' path: a d_v x l_1 polar factor per view and "
-                "iteration, O(d_v·l_1²)), or their 'row_space' (n coordinates with the same inner "
-                "products; the layer widths then descend from the row-space dimension). The "
-                "objective's optimum is the same; the layers' arbitrary completions and the "
-                "widths differ. Automatic: the row space when the original first layers would "
-                "cost over 1e9 flops per iteration.",
-                choices=("auto", "original", "row_space"),
-                advanced=True,
-            ),
-        )
-        + DTYPE_PARAM
-    )
+    param_spec = PARAM_SPEC
 
     def __init__(
         self,
@@ -255,6 +103,7 @@ class MVSCHFD(BaseSolver):
         tol: float = 0.0,
         alpha_rule: str = "inverse_norm",
         w_update: str = "code_cache",
+        polar_completion: str = "stable",
         z_init: str = "first_m",
         embedding: str = "svd_Z",
         kmeans_n_init: int = 50,
@@ -272,6 +121,7 @@ class MVSCHFD(BaseSolver):
         self.tol = tol
         self.alpha_rule = alpha_rule
         self.w_update = w_update
+        self.polar_completion = polar_completion
         self.z_init = z_init
         self.embedding = embedding
         self.kmeans_n_init = kmeans_n_init
@@ -370,6 +220,7 @@ class MVSCHFD(BaseSolver):
         else:
             start = np.arange(m)
         code_cache = self.w_update == "code_cache"
+        factor = polar_stable if self.polar_completion == "stable" else polar
         st = updates.init_state(dims, widths, n, m, start, code_cache)
         sq_norms = [sq_norm(x) for x in views]
         rows = [w[0].shape[0] for w in st.w]
@@ -383,17 +234,22 @@ class MVSCHFD(BaseSolver):
             with blas_single():
                 if code_cache:
                     proj = [
-                        updates.w_sweep_code_cache(w, st.a, xz, st.cache)
+                        updates.w_sweep_code_cache(w, st.a, xz, st.cache, factor)
                         for w, xz in zip(st.w, st.xz, strict=True)
                     ]
                 else:
-                    proj = [updates.w_sweep(w, st.a, xz) for w, xz in zip(st.w, st.xz, strict=True)]
-                updates.a_step(st, proj)
+                    proj = [
+                        updates.w_sweep(w, st.a, xz, factor)
+                        for w, xz in zip(st.w, st.xz, strict=True)
+                    ]
+                updates.a_step(st, proj, factor)
                 if observed is None:
-                    st.zt = updates.z_step(views, st)
+                    st.zt, st.xz = updates.z_xz_step(views, st, rows, blas_threads())
                 else:
                     st.zt = incomplete.masked_z_step(views, st, observed)
-                st.xz = [updates.padded_xz(x, st.zt, r) for x, r in zip(views, rows, strict=True)]
+                    st.xz = [
+                        updates.padded_xz(x, st.zt, r) for x, r in zip(views, rows, strict=True)
+                    ]
                 if observed is None:
                     f = updates.residual_norms(sq_norms, st)
                 else:
@@ -415,7 +271,13 @@ class MVSCHFD(BaseSolver):
         with blas_single():
             emb = row_normalize(updates.embedding(st.zt, self.embedding, c))
         msg = f"k-means ({self.kmeans_n_init} runs) on the singular vectors of Z"
-        km = kmeans_steps(emb, c, rng["postprocess_kmeans"], n_init=self.kmeans_n_init)
+        km = kmeans_steps(
+            emb,
+            c,
+            rng["postprocess_kmeans"],
+            n_init=self.kmeans_n_init,
+            restart_rows=restart_size(c),
+        )
         labels, _ = yield from rep.follow(km, "postprocess", msg)
         alpha2 = st.alpha**2
         return FitResult(

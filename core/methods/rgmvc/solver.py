@@ -8,7 +8,6 @@ and the reduced-gradient solver (:mod:`core.methods.rgmvc.updates`), numba kerne
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Generator, Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -26,6 +25,17 @@ from core.methods.base import (
     seed_streams,
 )
 from core.methods.params import Param, ParamError, ParamSpec
+from core.methods.rgmvc.automatic import (
+    DEFAULT_CANDIDATES,
+    DENSE_AUTO_MAX_N,
+    FEATURE_BANDWIDTH,
+    LARGE_N,
+    LARGE_N_CANDIDATES,
+    UNIT_ROWS_BANDWIDTH,
+    auto_bandwidth,
+    auto_candidates,
+    available_memory_bytes,
+)
 from core.methods.rgmvc.kernel_matrices import (
     dense_kernel,
     kernel_passes,
@@ -43,32 +53,6 @@ from core.numerics.spectral import graph_spectral_embedding
 log = logging.getLogger(__name__)
 
 __all__ = ["RGMVC", "available_memory_bytes"]
-
-DENSE_AUTO_MAX_N = 3000
-DEFAULT_CANDIDATES = 64
-LARGE_N_CANDIDATES = 128  # above LARGE_N rows G's rows outgrow 64 (20k: 18.6k re-selections)
-LARGE_N = 12_000
-
-
-def auto_candidates(n: int) -> int:
-    """Default K: at n = 20k, K = 64 needed 18.6k full-row re-selections over 73 solves and
-    K = 128 needed 316, for a 12 % slower candidate pass."""
-    return LARGE_N_CANDIDATES if n > LARGE_N else DEFAULT_CANDIDATES
-
-
-def available_memory_bytes() -> int:
-    """Memory available to this process (MemAvailable on Linux, else free physical pages)."""
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-    except (ValueError, OSError, AttributeError):
-        return 8 << 30
 
 
 @register
@@ -143,11 +127,16 @@ class RGMVC(BaseSolver):
         Param(
             "bandwidth",
             "float",
-            1.0,
-            "Gaussian width as a multiple of the mean pairwise distance: smaller is more local.",
+            None,
+            "Gaussian width as a multiple of the mean pairwise distance: smaller is more local. "
+            f"Automatic, per view: {UNIT_ROWS_BANDWIDTH:g} on non-negative unit-norm rows (l2, "
+            f"tf-idf: distances concentrate), {FEATURE_BANDWIDTH:g} on other features (the "
+            "mean distance is mostly between clusters there).",
             low=0.25,
             high=4.0,
             log=True,
+            allow_none=True,
+            typical=1.0,
         ),
         Param(
             "path",
@@ -201,7 +190,7 @@ class RGMVC(BaseSolver):
         max_iter: int = 500,
         tol: float = 1e-4,
         kernel: str = "auto",
-        bandwidth: float = 1.0,
+        bandwidth: float | None = None,
         path: str = "auto",
         n_candidates: int | None = None,
         n_init: int = 50,
@@ -271,6 +260,18 @@ class RGMVC(BaseSolver):
         if self.n_clusters >= n:
             raise ParamError(f"'n_clusters' = {self.n_clusters} must be below n = {n}")
 
+    def _resolve_params(self, views: list[View], observed: np.ndarray | None = None) -> dict:
+        params = super()._resolve_params(views, observed)
+        if self.bandwidth is None:  # per view: the value depends on the view's geometry
+            widths = [auto_bandwidth(x) for x in views]
+            params["bandwidth"] = widths[0] if len(set(widths)) == 1 else widths
+        return params
+
+    def _bandwidths(self, nv: int) -> list[float]:
+        value = self.resolved("bandwidth")
+        value = 1.0 if value is None else value  # not fitted through fit(): the spec's 1.0
+        return list(value) if isinstance(value, list) else [float(value)] * nv
+
     # -- the run --------------------------------------------------------------------------
     def _run(self, views: list[View], rep: Reporter) -> Generator[IterationState, None, FitResult]:
         n, nv, c = views[0].shape[0], len(views), self.n_clusters
@@ -282,6 +283,7 @@ class RGMVC(BaseSolver):
             self.random_state, ["anchors", "init", "postprocess_kmeans", "restarts", "svds_v0"]
         )
         kinds = resolve_kinds(views, self.kernel)
+        widths = self._bandwidths(nv)
         # exact (kinds and path chosen on the data as given): the Gaussian and cosine kernels
         # use only distances and inner products among samples
         views, _ = yield from self._in_row_space(views, rep, "graph")
@@ -291,17 +293,17 @@ class RGMVC(BaseSolver):
             f"{path} path, about {need / 2**30:.2f} GB: {', '.join(kinds)} kernels",
         )
         active, kernels, chains = [], [], []
-        for p, (x, kind) in enumerate(zip(views, kinds, strict=True)):
+        for p, (x, kind, width) in enumerate(zip(views, kinds, widths, strict=True)):
             msg = f"{kind} kernel of view {p + 1}/{nv} ({path} path)"
             if path == "dense":
                 yield rep.stage("graph", 0.8 * p / nv, msg)
-                out = dense_kernel(x, kind, self.bandwidth)
+                out = dense_kernel(x, kind, width)
                 if out is not None:
                     kernels.append(out[0])
                     chains.append(out[1])
             else:
                 out = yield from rep.follow(
-                    kernel_passes(x, kind, self.bandwidth),
+                    kernel_passes(x, kind, width),
                     "graph",
                     msg,
                     0.6 * p / nv,

@@ -66,3 +66,14 @@ def test_errors_are_specific(dense):
         preprocess([dense], ["l2", "l2"])
     with pytest.raises(DataError, match="negative"):
         preprocess_view(dense, "tfidf")
+
+
+def test_tfidf_text_keeps_tf_idf_for_bags_of_words_only(rng):
+    words = sp.random(40, 500, density=0.02, format="csr", random_state=1)
+    words.data = np.ceil(words.data * 9)
+    ratings = rng.integers(0, 4, size=(40, 20)) * (rng.random((40, 20)) < 0.45)  # 0-3, ~35 %
+    pixels = rng.integers(0, 256, size=(40, 64)) * (rng.random((40, 64)) < 0.2)
+    assert choose_auto(words, "tfidf_text") == "tfidf"
+    assert choose_auto(words.toarray(), "tfidf_text") == "tfidf"  # stored dense, still text
+    assert choose_auto(ratings.astype(float), "tfidf_text") == "l2"  # like Dermatology
+    assert choose_auto(pixels.astype(float), "tfidf_text") == "l2"  # like HW2sources

@@ -233,3 +233,18 @@ def test_cli_sweep_errors_exit_2(blob_mat, tmp_path, capsys, monkeypatch, extra,
     assert code == 2
     assert message in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_alpc_tune_grid_is_relative_to_the_automatic_lambda1(blobs):
+    from core.experiments.tune import tune_axes
+
+    views, _ = blobs
+    base = {"n_clusters": 3}
+    auto = REGISTRY["alpc"](3)._resolve_params(views)["lambda1"]
+    lam = tune_axes("alpc", len(views[0]), views, base)[0]
+    assert lam.name == "lambda1"
+    assert lam.values == pytest.approx([m * auto for m in (0.01, 0.1, 1, 10, 100)], rel=1e-3)
+    scaled = tune_axes("alpc", len(views[0]), [10 * x for x in views], base)[0]
+    assert scaled.values == pytest.approx([100 * v for v in lam.values], rel=1e-3)
+    with pytest.raises(ParamError, match="relative"):
+        tune_axes("alpc", len(views[0]))

@@ -135,7 +135,7 @@ def test_anchor_count_rules():
 # -- solver -------------------------------------------------------------------------------
 def test_three_view_blobs_exact_and_fitted_attributes():
     views, truth = make_blobs_views(n=240, c=4, dims=(5, 8, 3), sep=6.0, seed=1)
-    s = DTLL(n_clusters=4, random_state=0).fit(views)
+    s = DTLL(n_clusters=4, random_state=0, stable_stop=0).fit(views)
     assert adjusted_rand_score(truth, s.labels_) == pytest.approx(1.0)
     assert s.converged_ and s.history_["residual"][-1] < s.tol
     assert s.view_labels_.shape == (3, 240) and s.view_agreement_.shape == (3, 3)
@@ -146,6 +146,17 @@ def test_three_view_blobs_exact_and_fitted_attributes():
     assert np.unique(s.anchor_indices_).size == 120
     assert sorted(s.anchor_order_.tolist()) == list(range(120))
     assert len(s.objective_history_) == s.n_iter_
+
+
+def test_stable_labels_stop_early_at_the_residual_rules_labels():
+    views, _ = make_blobs_views(n=150, c=3, dims=(5, 7), sep=1.2, seed=0)
+    paper = DTLL(n_clusters=3, stable_stop=0).fit(views)
+    quick = DTLL(n_clusters=3).fit(views)
+    assert quick.converged_ and quick.n_iter_ < paper.n_iter_
+    assert quick.history_["residual"][-1] < 0.5
+    assert np.all(np.array(quick.history_["changed"][-quick.stable_stop :]) == 0)
+    np.testing.assert_array_equal(quick.labels_, paper.labels_)
+    assert quick.objective_history_ == paper.objective_history_[: quick.n_iter_]
 
 
 def test_shared_start_and_iteration_states():
@@ -206,8 +217,24 @@ def test_default_is_independent_of_the_row_order():
     assert adjusted_rand_score(a.labels_[perm], b.labels_) == pytest.approx(1.0)
 
 
+def test_a_constant_view_does_not_take_the_vote():
+    """A view with no information (all rows equal, like ACM's fifth view): its anchor graph
+    links everyone to the same anchors, so its one-cluster labels have the largest nuclear
+    norm. Unscaled (the paper), Eq. 26 gives it most of the weight and the vote puts
+    everything in one cluster; the balanced default keeps the two informative views' 3
+    clusters."""
+    views, truth = make_blobs_views(n=240, c=3, dims=(5, 8), sep=3.0, seed=1)
+    constant = np.full((240, 50), 1 / np.sqrt(50))
+    fixed = DTLL(n_clusters=3).fit([*views, constant])
+    assert adjusted_rand_score(truth, fixed.labels_) == pytest.approx(1.0)
+    assert fixed.view_weights_[2] < fixed.view_weights_[:2].min()
+    paper = DTLL(n_clusters=3, view_scale="none").fit([*views, constant])
+    assert np.bincount(paper.labels_).max() > 0.9 * 240
+    assert paper.view_weights_[2] > 0.5
+
+
 # -- real benchmarks ----------------------------------------------------------------------
-PAPER = {"sample_order": "given", "lam": 10.0}  # spec §16: file order, λ = 10
+PAPER = {"sample_order": "given", "lam": 10.0, "view_scale": "none"}  # spec §16, unscaled
 
 
 def _bench(benchmark_file, name, views=None, seed=0, perm=None, **kw):

@@ -493,3 +493,33 @@ def test_bbcsport_regression(benchmark_file):
     views, _ = preprocess(data.views, "tfidf")
     s = RGMVC(5).fit(views)
     assert all_metrics(data.labels, s.labels_)["acc"] >= 0.70
+
+
+def test_automatic_bandwidth_is_local_on_features_and_explicit_values_win():
+    from sklearn.datasets import make_moons
+
+    from core.data.preprocessing import preprocess
+
+    x, y = make_moons(200, noise=0.05, random_state=0)
+    x2 = x + np.random.default_rng(1).normal(scale=0.05, size=x.shape)
+    views, _ = preprocess([x, x2], "zscore")
+    auto = RGMVC(2, n_init=5).fit(views)
+    wide = RGMVC(2, n_init=5, bandwidth=1.0).fit(views)  # the spec's width: moons merge
+    assert auto.resolved_params_["bandwidth"] == 0.5
+    assert all_metrics(y, auto.labels_)["acc"] == 1.0
+    assert all_metrics(y, wide.labels_)["acc"] < 0.95
+    assert wide.resolved_params_["bandwidth"] == 1.0
+
+
+def test_automatic_bandwidth_is_per_view_and_keeps_1_on_unit_norm_rows():
+    from core.methods.rgmvc.automatic import auto_bandwidth
+
+    views, _ = make_blobs_views(n=90, c=3, dims=(5, 6), sep=5.0, seed=2)
+    hist = np.abs(views[1]) / np.linalg.norm(views[1], axis=1, keepdims=True)  # l2 rows
+    hist[0] = 0.0  # an empty row keeps the view "unit norm"
+    assert auto_bandwidth(hist) == 1.0
+    assert auto_bandwidth(sp.csr_matrix(hist)) == 1.0
+    assert auto_bandwidth(views[0]) == 0.5  # signed features
+    assert auto_bandwidth(np.abs(views[0])) == 0.5  # non-negative, not unit norm
+    s = RGMVC(3, n_init=5).fit([views[0], hist])
+    assert s.resolved_params_["bandwidth"] == [0.5, 1.0]

@@ -152,3 +152,16 @@ def test_representation_blocks_and_float32_agree():
     x64 = representation(views, n_components=20)
     x32 = representation([v.astype(np.float32) for v in views], n_components=20)
     assert np.allclose(x32, x64, atol=1e-4 * np.abs(x64).max())
+
+
+def test_large_representation_concatenates_in_float32_to_the_same_result(rng, monkeypatch):
+    """From PYNNDESCENT_FROM samples the views' reductions are stacked in float32 (half the
+    memory at 1M): the representation stays the float64 one to float32 precision."""
+    from core.numerics import layout as layout_module
+
+    views = [rng.normal(size=(600, d)) for d in (70, 60, 12)]
+    want = layout_module.representation(views, n_components=20)
+    monkeypatch.setattr(layout_module, "PYNNDESCENT_FROM", 100)
+    got = layout_module.representation(views, n_components=20)
+    assert got.dtype == np.float64 and got.shape == want.shape == (600, 20)
+    np.testing.assert_allclose(got, want, atol=1e-5 * np.abs(want).max())

@@ -56,3 +56,23 @@ def test_degenerate_single_cluster():
     assert adjusted_rand(y, one) == pytest.approx(skm.adjusted_rand_score(y, one))
     with pytest.raises(ValueError, match="4 true labels but 3"):
         accuracy(y, one[:3])
+
+
+@pytest.mark.parametrize(
+    "y_true, y_pred",
+    [
+        ([0, 0, 3, 3, 7], [5, 5, 5, 9, 9]),  # gaps in the cluster numbers
+        ([-1, 0, 1, 1], [2, 2, 0, 0]),  # a negative label (noise)
+        ([True, False, True], np.array([1, 0, 0], dtype=np.uint8)),
+        (["b", "a", "b"], [0, 10**9, 0]),  # text; a huge cluster number
+        ([0.5, 1.5, 0.5], [1, 1, 2]),
+    ],
+)
+def test_counted_contingency_equals_the_sorted_one(y_true, y_pred):
+    """Small non-negative integer labels are counted, not sorted: the same matrix as the
+    np.unique definition, whatever the label type."""
+    _, a = np.unique(np.asarray(y_true), return_inverse=True)
+    _, b = np.unique(np.asarray(y_pred), return_inverse=True)
+    want = np.zeros((a.max() + 1, b.max() + 1), dtype=np.int64)
+    np.add.at(want, (a, b), 1)
+    np.testing.assert_array_equal(confusion_matrix(y_true, y_pred), want)

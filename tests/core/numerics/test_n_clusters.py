@@ -8,7 +8,7 @@ import pytest
 
 from core.methods import REGISTRY
 from core.methods.params import ParamError
-from core.numerics.n_clusters import estimate_n_clusters
+from core.numerics.n_clusters import choose_candidate, estimate_n_clusters
 
 
 def blobs(k: int, n_per: int = 50, n_views: int = 3, seed: int = 0) -> tuple[list, np.ndarray]:
@@ -64,3 +64,24 @@ def test_closing_an_auto_run_early_leaves_the_parameter_auto():
     assert "estimated 3 clusters" in states[1].message
     run.close()
     assert solver.get_params()["n_clusters"] == "auto"
+
+
+def test_more_candidates_extend_the_default_ones_and_the_rule_reads_them_alike():
+    """benchmarks/choose_k.py scores the rule's thresholds on a 6-candidate run: its first
+    three candidates must be the default run's, with the same gaps and stability."""
+    views, _ = blobs(6, n_per=30, seed=3)
+    default = estimate_n_clusters(views, 0)
+    wide = estimate_n_clusters(views, 0, n_candidates=6)
+    assert wide.candidates[:3] == default.candidates and len(wide.candidates) == 6
+    assert wide.gaps[:3] == default.gaps and wide.stability[:3] == default.stability
+    first = (wide.candidates[:3], wide.gaps[:3], wide.stability[:3])
+    assert choose_candidate(*first) == (default.k, default.runner_up)
+
+
+def test_the_rule_prefers_the_largest_stable_candidate_with_a_real_gap():
+    # candidates in gap order: 2 (largest gap), 7 (gap half as large), 4 (small gap)
+    cands, gaps = [2, 7, 4], [0.2, 0.1, 0.01]
+    assert choose_candidate(cands, gaps, [1.0, 0.9, 1.0]) == (7, 2)
+    assert choose_candidate(cands, gaps, [1.0, 0.6, 1.0]) == (2, 7)  # 7 unstable
+    assert choose_candidate(cands, gaps, [1.0, 0.9, 1.0], min_gap_share=0.6) == (2, 7)
+    assert choose_candidate(cands, gaps, [0.7, 0.6, 1.0]) == (2, 7)  # none stable: most stable

@@ -10,9 +10,9 @@ from mvc_gui.run.embedding_controller import EmbeddingController, layout_status
 
 
 def test_layout_chooser_offers_umap_only_when_installed(qtbot, monkeypatch):
-    from mvc_gui.plots import embedding_plot
+    from mvc_gui.plots import embedding_parts, embedding_plot
 
-    monkeypatch.setattr(embedding_plot, "umap_available", lambda: False)
+    monkeypatch.setattr(embedding_parts, "umap_available", lambda: False)
     plot = embedding_plot.EmbeddingPlot()
     qtbot.addWidget(plot)
     box = plot.layout_method
@@ -20,7 +20,7 @@ def test_layout_chooser_offers_umap_only_when_installed(qtbot, monkeypatch):
     assert not box.model().item(1).isEnabled()
     assert "pip install" in box.toolTip()
 
-    monkeypatch.setattr(embedding_plot, "umap_available", lambda: True)
+    monkeypatch.setattr(embedding_parts, "umap_available", lambda: True)
     plot = embedding_plot.EmbeddingPlot()
     qtbot.addWidget(plot)
     assert plot.layout_method.model().item(1).isEnabled()

@@ -1,0 +1,160 @@
+"""Per-column statistics of a view read in row blocks, from one pass (cached on the source).
+
+Means and squared deviations are merged block by block with Chan et al.'s update, so the
+deviations are as accurate as numpy's two-pass ones. Used for the dataset summary of a
+streamed view and for its preprocessing (:mod:`core.data.stream_stats`). Sources are
+duck-typed (``shape``, ``blocks()``), so ``core.data.blocks`` and
+``core.data.preprocess_stats`` can use this module without an import circle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.data.dataset import DataError
+from core.data.preprocessing import AUTO_RULES, SCALE_SPREAD_LIMIT, TEXT_DENSITY_LIMIT, std_spread
+
+__all__ = [
+    "ColumnStats",
+    "choose_auto_from_stats",
+    "column_stats",
+    "fitted_stats",
+    "source_summary",
+]
+
+
+@dataclass
+class ColumnStats:
+    """Per-column facts of one view, from one pass over its row blocks."""
+
+    n: int
+    mean: np.ndarray
+    m2: np.ndarray  # sum of squared deviations from the mean
+    lo: np.ndarray
+    hi: np.ndarray
+    nnz: np.ndarray  # non-zeros per column (tf-idf's document frequency)
+    zero_rows: int
+    integer_valued: bool
+    sparse: bool
+
+    def std(self, ddof: int = 0) -> np.ndarray:
+        return np.sqrt(self.m2 / max(self.n - ddof, 1))
+
+    @property
+    def density(self) -> float:
+        return float(self.nnz.sum()) / float(max(self.n * self.mean.size, 1))
+
+
+def column_stats(source: object) -> ColumnStats:
+    """The :class:`ColumnStats` of ``source`` (cached on it: one pass per source)."""
+    cached = getattr(source, "_column_stats", None)
+    if cached is not None:
+        return cached
+    d = source.shape[1]
+    n, mean, m2 = 0, np.zeros(d), np.zeros(d)
+    lo, hi = np.full(d, np.inf), np.full(d, -np.inf)
+    nnz, zero_rows, integer = np.zeros(d, dtype=np.int64), 0, True
+    for _, _, block in source.blocks():
+        b = np.asarray(block, dtype=np.float64)
+        k = b.shape[0]
+        b_mean = b.mean(axis=0)
+        b_m2 = ((b - b_mean) ** 2).sum(axis=0)
+        delta = b_mean - mean
+        total = n + k
+        mean = mean + delta * (k / total)
+        m2 = m2 + b_m2 + delta**2 * (n * k / total)
+        n = total
+        np.minimum(lo, b.min(axis=0), out=lo)
+        np.maximum(hi, b.max(axis=0), out=hi)
+        nz = b != 0
+        nnz += nz.sum(axis=0)
+        zero_rows += int(np.count_nonzero(~nz.any(axis=1)))
+        integer = integer and bool(np.all(np.mod(b, 1) == 0))
+    stats = ColumnStats(n, mean, m2, lo, hi, nnz, zero_rows, integer, _is_sparse(source))
+    source._column_stats = stats
+    return stats
+
+
+def _is_sparse(source: object) -> bool:
+    return bool(getattr(source, "sparse", False))
+
+
+def source_summary(name: str, source: object) -> dict[str, object]:
+    """What ``core.data.dataset.view_summary`` gives for an in-memory view, from one pass."""
+    s = column_stats(source)
+    n, d = source.shape
+    return {
+        "name": name,
+        "shape": [int(n), int(d)],
+        "storage": "sparse" if s.sparse else "dense",
+        "density": s.density,
+        "zero_rows": s.zero_rows,
+        "min": float(s.lo.min()),
+        "max": float(s.hi.max()),
+        "integer_valued": s.integer_valued,
+        "streamed": True,
+    }
+
+
+def _is_count(s: ColumnStats) -> bool:
+    return s.lo.min() >= 0 and s.integer_valued and (s.sparse or s.density < 0.5)
+
+
+def _general(s: ColumnStats) -> str:
+    if s.sparse:
+        return "l2"
+    if s.lo.min() < 0:
+        return "zscore"
+    if s.density < 0.5 or std_spread(s.std()) <= SCALE_SPREAD_LIMIT:
+        return "l2"
+    return "zscore"
+
+
+def choose_auto_from_stats(s: ColumnStats, rule: str) -> str:
+    """``core.data.preprocessing.AUTO_RULES`` decided from column statistics."""
+    if rule not in AUTO_RULES:
+        raise DataError(f"unknown auto preprocessing rule {rule!r}; choose from {list(AUTO_RULES)}")
+    if rule == "zscore":
+        return "zscore"
+    if rule == "raw_counts":
+        return "none" if s.sparse or _is_count(s) else "zscore"
+    if rule == "tfidf_text":  # mirrors preprocessing._tfidf_text (same thresholds)
+        if _is_count(s) and s.density < TEXT_DENSITY_LIMIT:
+            return "tfidf"
+        if s.sparse and s.lo.min() >= 0:
+            return "l2"
+    return _general(s)
+
+
+def fitted_stats(s: ColumnStats, method: str) -> tuple[dict[str, np.ndarray], str]:
+    """The statistics ``apply_stats`` needs for ``method``, and the name ``preprocess`` gives."""
+    d = s.mean.size
+    if method == "zscore":
+        shift = np.zeros(d) if s.sparse else s.mean
+        name = "zscore (unit variance, not centred: sparse view)" if s.sparse else "zscore"
+        return {"kind": np.str_("zscore"), "scale": s.std(ddof=1), "shift": shift}, name
+    if method == "minmax":
+        if s.sparse:  # the min/max over blocks include the implicit zeros, as scipy's do
+            neg = np.any(s.lo < 0)
+            scale = np.maximum(np.abs(s.lo), np.abs(s.hi)) if neg else s.hi
+            name = "minmax (max-abs scaling: sparse view with negatives)" if neg else "minmax"
+            return {"kind": np.str_("minmax"), "scale": scale, "shift": np.zeros(d)}, name
+        return {"kind": np.str_("minmax"), "shift": s.lo, "scale": s.hi - s.lo}, "minmax"
+    if method == "maxscale":
+        top = float(s.hi.max())
+        if top <= 0:
+            top = float(max(abs(s.lo.min()), abs(s.hi.max())))
+        return {"kind": np.str_("maxscale"), "top": np.float64(top or 1.0)}, "maxscale"
+    if method == "tfidf":
+        if s.lo.min() < 0:
+            raise DataError("tf-idf needs non-negative counts; this view has negative values")
+        return {"kind": np.str_("tfidf"), "idf": np.log(s.n / np.maximum(s.nnz, 1))}, "tfidf"
+    return {"kind": np.str_(method)}, method  # none, l2: row-wise or nothing
+
+
+def source_fit_stats(source: object, chosen: str) -> dict[str, np.ndarray]:
+    """``core.data.preprocess_stats.fit_stats`` of a row-block view (its cached pass)."""
+    kind = chosen.removeprefix("auto: ").split(" ")[0]
+    return fitted_stats(column_stats(source), kind)[0]

@@ -1,0 +1,76 @@
+"""``mvc run --stream``: row-block views from the command line, and clear refusals."""
+
+from __future__ import annotations
+
+import csv
+
+import h5py
+import numpy as np
+import pytest
+
+from core.cli.main import main
+from core.data.demo import make_synthetic
+from core.numerics.metrics import accuracy
+
+
+@pytest.fixture(scope="module")
+def mat73(tmp_path_factory):
+    """A MATLAB v7.3 file (views stored transposed, float32) of 4 separable clusters."""
+    ds = make_synthetic(600, (10, 16), 4, seed=2)
+    path = tmp_path_factory.mktemp("stream") / "big.mat"
+    with h5py.File(path, "w") as f:
+        for i, x in enumerate(ds.views):
+            f[f"x{i + 1}"] = x.T.astype(np.float32)
+            f[f"x{i + 1}"].attrs["MATLAB_class"] = np.bytes_("single")
+        f["gt"] = (ds.labels + 1.0)[None, :].T
+    return path, ds
+
+
+def _acc(out: str) -> float:
+    return float(out.split("ACC ")[1].split()[0])
+
+
+def _labels(path) -> np.ndarray:
+    with open(path, newline="") as fh:
+        return np.array([int(r["cluster"]) for r in csv.DictReader(fh)])
+
+
+def test_auto_streams_above_the_threshold_and_says_why(mat73, tmp_path, capsys):
+    path, _ = mat73
+    out = tmp_path / "streamed.csv"
+    args = ["run", str(path), "--method", "fmdc", "--n-anchors", "64", "--bkhk-space", "sketch"]
+    args += ["--quiet"]  # the streamed anchors are always found on the sketch
+    assert main([*args, "--stream-above", "0.0001", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "streaming: the views take" in captured.err and "row blocks" in captured.err
+    assert main([*args, "--out", str(tmp_path / "memory.csv")]) == 0
+    memory = capsys.readouterr()
+    assert "streaming" not in memory.err  # 60 kB: read whole
+    # float32 on disk, sketch-space anchors when streamed: the same partition all the same
+    assert _acc(captured.out) == pytest.approx(_acc(memory.out), abs=0.01)
+    assert accuracy(_labels(tmp_path / "memory.csv"), _labels(out)) > 0.98  # up to renaming
+
+
+def test_a_method_that_needs_the_views_in_memory_is_refused_by_name(mat73, capsys):
+    path, _ = mat73
+    code = main(["run", str(path), "--method", "alpc", "--stream-above", "0.0001", "--quiet"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "alpc needs the views in memory" in err and "GB" in err and "fmdc, dtll" in err
+
+
+def test_stream_on_a_format_read_whole_says_what_to_convert_to(tmp_path, capsys):
+    ds = make_synthetic(50, (3, 4), 2, seed=0)
+    np.savez_compressed(tmp_path / "c.npz", X0=ds.views[0], X1=ds.views[1], y=ds.labels)
+    assert main(["run", str(tmp_path / "c.npz"), "--method", "fmdc", "--stream"]) == 2
+    assert "compressed" in capsys.readouterr().err
+    assert main(["run", "--demo", "--method", "fmdc", "--stream"]) == 2
+    assert "--stream reads one data file" in capsys.readouterr().err
+
+
+def test_dtll_runs_on_row_blocks_too(mat73, capsys):
+    path, _ = mat73
+    assert main(["run", str(path), "--method", "dtll", "--stream", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert "streaming: asked for with --stream" in captured.err
+    assert _acc(captured.out) > 0.6

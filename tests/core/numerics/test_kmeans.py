@@ -1,0 +1,45 @@
+"""k-means on embeddings: the restarts' smaller subsample above ``subsample`` rows."""
+
+import numpy as np
+
+from core.numerics.kmeans import kmeans_steps, restart_size
+from core.numerics.metrics import accuracy
+
+
+def _run(steps):
+    while True:
+        try:
+            next(steps)
+        except StopIteration as stop:
+            return stop.value
+
+
+def _blobs(n: int, c: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(c, size=n)
+    centres = rng.normal(scale=4.0, size=(c, 8))
+    return centres[labels] + rng.normal(size=(n, 8)), labels
+
+
+def test_restarts_on_fewer_rows_reach_the_same_fixed_point():
+    x, labels = _blobs(6000, 5)
+    full, inertia = _run(kmeans_steps(x, 5, np.random.default_rng(0), subsample=2000))
+    few, few_inertia = _run(
+        kmeans_steps(x, 5, np.random.default_rng(0), subsample=2000, restart_rows=300)
+    )
+    assert accuracy(labels, few) >= 0.999
+    assert accuracy(full, few) == 1.0
+    assert abs(few_inertia - inertia) <= 1e-9 * inertia
+
+
+def test_restart_rows_leave_small_inputs_alone():
+    # at or below ``subsample`` rows every restart sees all rows, whatever restart_rows says
+    x, _ = _blobs(1500, 4)
+    a = _run(kmeans_steps(x, 4, np.random.default_rng(3), subsample=2000))
+    b = _run(kmeans_steps(x, 4, np.random.default_rng(3), subsample=2000, restart_rows=100))
+    assert np.array_equal(a[0], b[0]) and a[1] == b[1]
+
+
+def test_restart_size_grows_with_the_clusters():
+    assert restart_size(2) == 5000
+    assert restart_size(40) == 20_000
