@@ -60,30 +60,36 @@ def stream_sketch(sources: Sequence, dim: int, rng: np.random.Generator) -> np.n
 def stream_group_means(sources: Sequence, groups: Sequence[np.ndarray]) -> list[np.ndarray]:
     """Per-view means of the rows of each group (m x d_v each), one pass per view."""
     n, m = sources[0].shape[0], len(groups)
-    owner = np.empty(n, dtype=np.int64)
+    owner = np.full(n, -1, dtype=np.int64)  # -1: in no group (a tree built on a subsample)
     for j, g in enumerate(groups):
         owner[g] = j
-    sizes = np.bincount(owner, minlength=m).astype(np.float64)
+    sizes = np.bincount(owner[owner >= 0], minlength=m).astype(np.float64)
     out = []
     for x in sources:
         acc = np.zeros((m, x.shape[1]))
         for start, stop, block in x.blocks():
             part = owner[start:stop]
-            avg = sp.csr_matrix(
-                (np.ones(stop - start), (part, np.arange(stop - start))), shape=(m, stop - start)
-            )
+            mine = np.flatnonzero(part >= 0)
+            avg = sp.csr_matrix((np.ones(mine.size), (part[mine], mine)), shape=(m, stop - start))
             acc += avg @ block
         out.append(acc / np.maximum(sizes, 1)[:, None])
     return out
 
 
 def stream_bkhk_steps(
-    sources: Sequence, n_anchors: int, rng: np.random.Generator, max_iter: int = 100
+    sources: Sequence,
+    n_anchors: int,
+    rng: np.random.Generator,
+    max_iter: int = 100,
+    sample: int | None = None,
 ) -> Generator[float, None, tuple[list[np.ndarray], list[np.ndarray]]]:
-    """BKHK on row-block views: groups on the sketch, anchors = group means (3 passes)."""
+    """BKHK on row-block views: groups on the sketch, anchors = group means (3 passes).
+
+    ``sample``: the tree is built on that many random rows of the sketch (see
+    :func:`bkhk_steps`; a serial tree on all rows of a 1M sketch took ~100 s)."""
     sketch = stream_sketch(sources, SKETCH_DIM, rng)
     yield 0.05
-    gen = bkhk_steps([sketch], n_anchors, rng, max_iter=max_iter, space="full")
+    gen = bkhk_steps([sketch], n_anchors, rng, max_iter=max_iter, space="full", sample=sample)
     try:
         while True:
             yield 0.05 + 0.85 * next(gen)
@@ -130,7 +136,7 @@ def anchor_steps(
 ) -> Generator[float, None, tuple[list[np.ndarray], list[np.ndarray]]]:
     """BKHK anchors, streamed when any view is a row-block source (always on the sketch).
 
-    ``sample``: rows the tree is built on (in-memory views; see :func:`bkhk_steps`)."""
+    ``sample``: rows the tree is built on (see :func:`bkhk_steps`)."""
     if not streamed(views):
         return (yield from bkhk_steps(views, n_anchors, rng, space=space, sample=sample))
     if space == "full":
@@ -138,7 +144,7 @@ def anchor_steps(
     from core.data.blocks import ArraySource
 
     sources = [x if is_source(x) else ArraySource(x) for x in views]
-    return (yield from stream_bkhk_steps(sources, n_anchors, rng))
+    return (yield from stream_bkhk_steps(sources, n_anchors, rng, sample=sample))
 
 
 def graph_steps(x, anchors: np.ndarray, k: int) -> Generator[float, None, sp.csr_matrix]:

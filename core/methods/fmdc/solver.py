@@ -27,6 +27,7 @@ from core.methods.fmdc.updates import (
     cross_gram,
     solve_view_weights,
     stack_graphs,
+    tree_rows,
     view_terms,
 )
 from core.methods.params import Param, ParamError, ParamSpec
@@ -39,8 +40,6 @@ from core.numerics.streaming import anchor_steps, graph_steps
 log = logging.getLogger(__name__)
 
 __all__ = ["FMDC", "effective_anchor_count"]
-
-TREE_ROWS_PER_ANCHOR = 32  # BKHK's automatic subsample (docs/methods/fmdc.md)
 
 
 def effective_anchor_count(requested: int | None, n: int, c: int = 2) -> int:
@@ -240,10 +239,10 @@ class FMDC(BaseSolver):
         yield rep.stage("anchors", 0.0, msg)
         # exact: BKHK and the anchor graphs use only distances among samples and group means
         views, spaces = yield from self._in_row_space(views, rep, "anchors")
+        rows = tree_rows(self.bkhk_sample, n, m)
         anchors, _ = yield from rep.follow(
-            anchor_steps(views, m, rng["anchors"], self.bkhk_space, self._tree_rows(n, m)),
-            "anchors", msg, 0.0, 0.4,
-        )  # fmt: skip
+            anchor_steps(views, m, rng["anchors"], self.bkhk_space, rows), "anchors", msg, 0.0, 0.4
+        )
         graphs = []
         for i, x in enumerate(views):
             z = yield from rep.follow(
@@ -267,15 +266,6 @@ class FMDC(BaseSolver):
                 lambda alpha: sum(a * z for a, z in zip(alpha, graphs, strict=True)).tocsr(),
             )
         )  # fmt: skip
-
-    def _tree_rows(self, n: int, m: int) -> int | None:
-        """Rows BKHK's tree sees (None: all). A balanced split costs ~30 passes over its rows
-        per tree level: on all rows of n = 100k that was 2x the BLAS floor of the whole fit."""
-        per_anchor = TREE_ROWS_PER_ANCHOR if self.bkhk_sample is None else self.bkhk_sample
-        if per_anchor == 0:
-            return None
-        rows = per_anchor * m if self.bkhk_sample is not None else max(per_anchor * m, 32768)
-        return rows if rows < n else None
 
     def _best_of_restarts(
         self, zhats: list, gram: np.ndarray, c: int, rng: dict, rep: Reporter,

@@ -8,9 +8,10 @@ import pytest
 import scipy.sparse as sp
 
 import naive
+from conftest import make_blobs_views
 from core.methods import FMDC
 from core.methods.fmdc.jit import csr_cross_product, label_column_sums
-from core.methods.fmdc.updates import stack_graphs
+from core.methods.fmdc.updates import stack_graphs, tree_rows
 from core.numerics import graphs
 from core.numerics.anchors import bkhk_steps, kmeanspp_seeds, two_seeds
 from core.numerics.graphs import row_sq_norms
@@ -88,12 +89,15 @@ def test_bkhk_on_a_subsample_forms_balanced_groups_of_sampled_rows(rng):
 
 
 def test_fmdc_tree_rows_rule():
-    auto = FMDC(10)
-    assert auto._tree_rows(30_000, 1024) is None  # up to 32768 rows: every row (the paper)
-    assert auto._tree_rows(100_000, 1024) == 32 * 1024
-    assert auto._tree_rows(1_000_000, 128) == 32768
-    assert FMDC(10, bkhk_sample=0)._tree_rows(10**6, 1024) is None
-    assert FMDC(10, bkhk_sample=4)._tree_rows(10_000, 1024) == 4096
+    assert tree_rows(None, 30_000, 1024) is None  # up to 32768 rows: every row (the paper)
+    assert tree_rows(None, 100_000, 1024) == 32 * 1024
+    assert tree_rows(None, 1_000_000, 128) == 32768
+    assert tree_rows(0, 10**6, 1024) is None
+    assert tree_rows(4, 10_000, 1024) == 4096
+    # the solver passes its parameter through: a 4-per-anchor tree gives 4-row groups
+    views, _ = make_blobs_views(n=400, c=2, dims=(3, 3), sep=4.0, seed=0)
+    s = FMDC(2, n_anchors=16, bkhk_sample=4, max_iter=2).fit(views)
+    assert s.anchor_graph_.shape == (400, 16)
 
 
 def test_stack_graphs_equals_scipy_hstack():

@@ -85,3 +85,12 @@ def test_dtll_on_row_blocks_finds_the_in_memory_partition(data):
     truth = accuracy(data.labels, mem.labels_)
     assert truth > 0.6
     assert abs(accuracy(data.labels, blocks.labels_) - truth) < 0.02
+
+
+def test_streamed_tree_on_a_subsample_averages_the_sampled_rows(data):
+    sources = [ArraySource(x, block_rows=37) for x in data.views]
+    anchors, groups = _drain(stream_bkhk_steps(sources, 32, np.random.default_rng(2), sample=320))
+    rows = np.concatenate(groups)
+    assert rows.size == 320 and np.unique(rows).size == 320 and {g.size for g in groups} == {10}
+    for x, a in zip(data.views, anchors, strict=True):
+        np.testing.assert_allclose(a, np.array([x[g].mean(0) for g in groups]), atol=1e-12)
