@@ -7,7 +7,8 @@ float32 view whole made the layout child hold its own z-scored copy of all the d
 transient copies of the largest view. Here the column-wise rules (z-score, min-max, max-scale,
 none) become a :class:`ColumnAffine` view of the shared data: statistics in float64 over row
 blocks, each block shifted and scaled when it is read. Row-wise rules (l2, tf-idf), sparse and
-small views and incomplete data are preprocessed as before.
+small views and incomplete data are preprocessed as before; views read in row blocks (a
+streamed dataset) go through :func:`~mvc_gui.model.data_session.preprocess_views`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from core.data.blocks import is_source
 from core.data.preprocessing import PREPROCESSORS, choose_auto, preprocess_view
 from mvc_gui.model.data_session import preprocess_views
 
@@ -128,8 +130,8 @@ def layout_views(
     """The views the layout is computed from and the preprocessing each got, as
     :func:`~mvc_gui.model.data_session.preprocess_views` gives them, large dense views as
     lazy :class:`ColumnAffine` views of the (shared) data instead of copies."""
-    if observed is not None and not np.all(observed):
-        return preprocess_views(views, methods, auto_rule, observed)
+    if (observed is not None and not np.all(observed)) or any(is_source(v) for v in views):
+        return preprocess_views(views, methods, auto_rule, observed)  # incomplete or streamed
     out, chosen = [], []
     for x, method in zip(views, methods, strict=True):
         lazy = lazy_view(x, method, auto_rule)

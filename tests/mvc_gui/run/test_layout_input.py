@@ -43,3 +43,16 @@ def test_incomplete_or_small_views_are_preprocessed_whole(views):
     np.testing.assert_array_equal(out[1][:10], 0.0)  # missing rows are zero, never read
     out, _ = layout_views(views, ["zscore", "zscore"])  # below LAZY_FROM values
     assert all(isinstance(v, np.ndarray) for v in out)
+
+
+def test_views_read_in_row_blocks_are_preprocessed_by_the_streamed_rule(views, monkeypatch):
+    """A streamed dataset's views are never turned into arrays here: they go through
+    preprocess_views' block-by-block path, and the representation reads them in blocks."""
+    from core.data.blocks import ArraySource, is_source
+
+    monkeypatch.setattr(layout_input, "LAZY_FROM", 1000)
+    sources = [ArraySource(x) for x in views]
+    out, names = layout_views(sources, ["zscore", "zscore"])
+    assert all(is_source(v) for v in out) and len(names) == 2
+    got = representation(out, n_components=8)
+    assert got.shape == (3000, 8) and np.isfinite(got).all()
