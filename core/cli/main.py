@@ -160,6 +160,8 @@ def cmd_run(full: argparse.Namespace) -> int:
         if full.profile or full.html:
             raise DataError("--profile and --html need the views in memory: use --no-stream")
         loaded = open_streamed(full.file)
+        if getattr(full, "label_column", None):
+            loaded = loaded.with_reference_labels(full.label_column)
         if not loaded.complete:
             raise DataError("views with missing samples cannot be streamed yet: use --no-stream")
     else:

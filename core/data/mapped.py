@@ -16,12 +16,7 @@ finds a non-finite value; every solver checks its input anyway.
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
-import time
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -33,7 +28,6 @@ from core.data.dataset import DataError, MultiViewDataset, holding_dtype, view_s
 __all__ = [
     "MAP_ABOVE",
     "exact_summary",
-    "exact_summary_isolated",
     "open_mapped",
     "sampled_summary",
 ]
@@ -128,47 +122,3 @@ def exact_summary(ds: MultiViewDataset) -> dict[str, object]:
         views.append(src.view_summary(name))  # column_stats checks every block
         views[-1].pop("streamed", None)
     return ds.summary(views)
-
-
-def exact_summary_isolated(
-    path: str | os.PathLike[str], cancel: Callable[[], bool] | None = None
-) -> dict[str, object] | None:
-    """:func:`exact_summary` of the mapped file in a child process (its pass over the data
-    holds no lock of the caller's interpreter: a GUI thread stays responsive); None if
-    cancelled. A NaN/Inf found raises DataError."""
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "core.data.mapped", str(path)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-    )  # fmt: skip
-    while proc.poll() is None:
-        if cancel is not None and cancel():
-            proc.kill()
-            proc.wait()
-            return None
-        time.sleep(0.1)
-    out, err = proc.communicate()
-    try:
-        answer = json.loads(out.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        last = (err.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
-        raise DataError(f"{Path(path).name}: the summary pass stopped ({last})") from None
-    if "error" in answer:
-        raise DataError(answer["error"])
-    return answer
-
-
-def _child(path: str) -> int:
-    try:
-        ds = open_mapped(path, min_bytes=0)
-        if ds is None:
-            raise DataError(f"{Path(path).name}: cannot be memory-mapped")
-        answer = exact_summary(ds)
-    except DataError as exc:
-        answer = {"error": str(exc)}
-    sys.stdout.write(json.dumps(answer, default=str) + "\n")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(_child(sys.argv[1]))

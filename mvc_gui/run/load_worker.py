@@ -108,7 +108,8 @@ class LoadWorker(_ThreadWorker):
         row sample at once, the exact summary (and the NaN/Inf check) after one more pass."""
         if isinstance(self.path, DataSpec) or self.limits.map_above is None:
             return False
-        from core.data.mapped import exact_summary_isolated, open_mapped, sampled_summary
+        from core.data.isolated_stats import exact_summary_isolated
+        from core.data.mapped import open_mapped, sampled_summary
 
         ds = open_mapped(self.path, self.limits.map_above)
         if ds is None:
@@ -131,6 +132,7 @@ class LoadWorker(_ThreadWorker):
         labels, ids and metadata are read), summarised in one pass per view; else None."""
         if isinstance(self.path, DataSpec):
             return None
+        from core.data.isolated_stats import column_stats_isolated
         from core.data.streamed import open_streamed, stream_reason, with_note, worth_checking
 
         threshold = self.limits.stream_above
@@ -141,6 +143,9 @@ class LoadWorker(_ThreadWorker):
             return None
         self._emit(self.progress, 0.0, "opening in row blocks: " + reason)
         ds = with_note(open_streamed(self.path), reason)
-        summary = ds.summary()  # one pass per view (the statistics are kept for the runs)
+        # one pass per view in a child (the statistics are kept on the views for the runs)
+        if not column_stats_isolated(ds, self.path, cancel=self._stop.is_set):
+            raise LoadCancelled("cancelled during the pass over the views")
+        summary = ds.summary()
         _ = ds.ids  # made here, not in the window (0.5 s at 1M samples)
         return DataSession(ds), summary

@@ -74,3 +74,13 @@ def test_dtll_runs_on_row_blocks_too(mat73, capsys):
     captured = capsys.readouterr()
     assert "streaming: asked for with --stream" in captured.err
     assert _acc(captured.out) > 0.6
+
+
+def test_streamed_h5ad_with_a_label_column(tmp_path, capsys):
+    from table_fixtures import write_h5ad
+
+    write_h5ad(tmp_path / "cells.h5ad", n=120)
+    args = ["run", str(tmp_path / "cells.h5ad"), "--method", "fmdc", "--stream", "--quiet"]
+    assert main([*args, "--label-column", "cell_type", "--n-clusters", "3"]) == 0
+    captured = capsys.readouterr()
+    assert "streaming:" in captured.err and "ACC " in captured.out

@@ -11,10 +11,10 @@ from table_fixtures import _anndata
 from core.data.dataset import DataError, MultiViewDataset
 from core.data.demo import make_synthetic
 from core.data.io import load_dataset
+from core.data.isolated_stats import exact_summary_isolated
 from core.data.mapped import (
     _row_ranges,
     exact_summary,
-    exact_summary_isolated,
     open_mapped,
     sampled_summary,
 )

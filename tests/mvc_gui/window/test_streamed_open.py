@@ -21,6 +21,8 @@ def test_a_streamed_file_opens_runs_fmdc_and_refuses_alpc(qtbot, window, tmp_pat
     assert session.streamed and session.store_dir is None  # nothing copied into a store
     assert any("read in row blocks" in w for w in session.dataset.warnings)
     assert session.dataset.n_samples == 150 and session.dataset.dims == [4, 6]
+    # the statistics pass ran in a child; its result is kept on the views for the runs
+    assert all(v._column_stats.n == 150 for v in session.dataset.views)
 
     window.method_panel.set_method("fmdc")
     window.method_panel.set_params({"n_clusters": 3})
