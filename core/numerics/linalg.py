@@ -9,6 +9,7 @@ import numpy as np
 from core.numerics.jit.simplex import (
     project_simplex_columns,
     project_simplex_rows,
+    project_simplex_rows_into,
     project_simplex_vector,
 )
 
@@ -18,6 +19,7 @@ __all__ = [
     "project_simplex",
     "project_simplex_columns",
     "project_simplex_rows",
+    "project_simplex_rows_into",
     "row_normalize",
     "simplex_qp",
 ]

@@ -21,7 +21,7 @@ import numpy as np
 
 from core.data.dataset import View
 from core.methods.params import ParamError
-from core.numerics.linalg import polar, project_simplex_rows
+from core.numerics.linalg import polar, project_simplex_rows, project_simplex_rows_into
 from core.numerics.view_products import data_dot, xt_dot
 
 __all__ = [
@@ -237,7 +237,7 @@ def z_xz_step(
         for wv, x, pa in zip(w2, xb, pas, strict=True):
             t += wv * data_dot(x, pa)
         t /= w2.sum()
-        zt[rows] = project_simplex_rows(t)
+        project_simplex_rows_into(t, zt[rows])  # one thread: the blocks are the parallelism
         return [xt_dot(x, zt[rows]) for x in xb]
 
     with ThreadPoolExecutor(max(1, workers)) as pool:

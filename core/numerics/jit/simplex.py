@@ -43,3 +43,12 @@ def project_simplex_rows(a: np.ndarray) -> np.ndarray:
     for i in prange(a.shape[0]):
         project_simplex_vector(a[i], out[i])
     return out
+
+
+@njit(**JIT)
+def project_simplex_rows_into(a: np.ndarray, out: np.ndarray) -> None:
+    """:func:`project_simplex_rows` on one thread into ``out``: for callers that already run
+    row blocks in their own threads (several parallel launches at once are not safe under
+    every numba threading layer, and would oversubscribe the cores)."""
+    for i in range(a.shape[0]):
+        project_simplex_vector(a[i], out[i])

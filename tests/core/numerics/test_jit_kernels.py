@@ -22,7 +22,11 @@ from core.numerics.jit.graph import (
     gather_dense_mean,
     pkn_rows,
 )
-from core.numerics.jit.simplex import project_simplex_columns, project_simplex_rows
+from core.numerics.jit.simplex import (
+    project_simplex_columns,
+    project_simplex_rows,
+    project_simplex_rows_into,
+)
 
 pytestmark = pytest.mark.kernels
 
@@ -54,6 +58,10 @@ def test_simplex_projection_matches_twin(rng):
         np.testing.assert_allclose(cols[:, j], naive.project_simplex(a[:, j]), atol=1e-12)
     np.testing.assert_allclose(rows, cols.T, atol=1e-12)
     assert np.allclose(cols.sum(0), 1) and (cols >= 0).all()
+    into = np.full((40, 9), np.nan)
+    project_simplex_rows_into(np.ascontiguousarray(a.T), into[5:35])  # a block of a larger array
+    np.testing.assert_array_equal(into[5:35], rows)
+    assert np.isnan(into[:5]).all() and np.isnan(into[35:]).all()
 
 
 def test_gather_kernels(rng):
