@@ -69,4 +69,8 @@ def serve(conn: Any) -> None:
 if __name__ == "__main__":
     from multiprocessing.connection import Client
 
+    from mvc_gui.run.priority import lower_priority
+
+    lower_priority()
+
     serve(Client(sys.argv[1], authkey=bytes.fromhex(sys.argv[2])))

@@ -244,5 +244,8 @@ class SolverServer:
 
 
 if __name__ == "__main__":
+    from mvc_gui.run.priority import lower_priority
+
+    lower_priority()
     _conn = Client(sys.argv[1], authkey=bytes.fromhex(sys.argv[2]))
     serve(_conn)

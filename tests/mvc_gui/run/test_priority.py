@@ -1,0 +1,22 @@
+"""The window's worker processes run below the window's priority, so it keeps a core."""
+
+import os
+import sys
+
+import pytest
+
+from mvc_gui.run.priority import CHILD_NICENESS
+from mvc_gui.run.solver_process import SolverServer
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="niceness is POSIX")
+@pytest.mark.parametrize("module", ["mvc_gui.run.solver_process", "mvc_gui.run.embedding_process"])
+def test_worker_children_run_at_a_lower_priority(module):
+    server = SolverServer(module)
+    try:
+        server.ensure_started()
+        child = os.getpriority(os.PRIO_PROCESS, server._proc.pid)
+        mine = os.getpriority(os.PRIO_PROCESS, 0)
+        assert child == min(mine + CHILD_NICENESS, 19)
+    finally:
+        server.kill()
