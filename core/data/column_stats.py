@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.data.dataset import DataError
-from core.data.preprocessing import AUTO_RULES, SCALE_SPREAD_LIMIT, TEXT_DENSITY_LIMIT, std_spread
+from core.data.preprocessing import choose_auto_from_facts, std_spread
 
 __all__ = [
     "ColumnStats",
@@ -98,34 +98,24 @@ def source_summary(name: str, source: object) -> dict[str, object]:
     }
 
 
-def _is_count(s: ColumnStats) -> bool:
-    return s.lo.min() >= 0 and s.integer_valued and (s.sparse or s.density < 0.5)
+class _StatsFacts:
+    """``core.data.preprocessing.ViewFacts`` of a view read in row blocks, from its stats."""
 
+    def __init__(self, s: ColumnStats) -> None:
+        self.sparse = s.sparse
+        self.empty = int(s.nnz.sum()) == 0 if s.sparse else s.n * s.mean.size == 0
+        self.nonnegative = bool(s.lo.min() >= 0) if s.lo.size else True
+        self.integer_valued = s.integer_valued
+        self.density = s.density
+        self._s = s
 
-def _general(s: ColumnStats) -> str:
-    if s.sparse:
-        return "l2"
-    if s.lo.min() < 0:
-        return "zscore"
-    if s.density < 0.5 or std_spread(s.std()) <= SCALE_SPREAD_LIMIT:
-        return "l2"
-    return "zscore"
+    def spread(self) -> float:
+        return std_spread(self._s.std())
 
 
 def choose_auto_from_stats(s: ColumnStats, rule: str) -> str:
-    """``core.data.preprocessing.AUTO_RULES`` decided from column statistics."""
-    if rule not in AUTO_RULES:
-        raise DataError(f"unknown auto preprocessing rule {rule!r}; choose from {list(AUTO_RULES)}")
-    if rule == "zscore":
-        return "zscore"
-    if rule == "raw_counts":
-        return "none" if s.sparse or _is_count(s) else "zscore"
-    if rule == "tfidf_text":  # mirrors preprocessing._tfidf_text (same thresholds)
-        if _is_count(s) and s.density < TEXT_DENSITY_LIMIT:
-            return "tfidf"
-        if s.sparse and s.lo.min() >= 0:
-            return "l2"
-    return _general(s)
+    """The ``auto`` choice of ``core.data.preprocessing`` (the same rules), from column stats."""
+    return choose_auto_from_facts(_StatsFacts(s), rule)
 
 
 def fitted_stats(s: ColumnStats, method: str) -> tuple[dict[str, np.ndarray], str]:

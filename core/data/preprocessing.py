@@ -38,6 +38,7 @@ would densify them); the returned name says so. Inputs are never modified.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
@@ -75,55 +76,91 @@ def std_spread(std: np.ndarray) -> float:
     return float(hi / lo)
 
 
+class ViewFacts:
+    """What the ``auto`` rules read about a view in memory, each fact computed on first use (a
+    rule reads only what it needs). :mod:`core.data.column_stats` gives the same facts for a
+    view read in row blocks, so both paths decide with the same rules below."""
+
+    def __init__(self, x: View) -> None:
+        self._x = x
+        self.sparse = sp.issparse(x)
+
+    @cached_property
+    def _data(self) -> np.ndarray:
+        return self._x.data if self.sparse else self._x
+
+    @cached_property
+    def empty(self) -> bool:
+        return self._data.size == 0
+
+    @cached_property
+    def nonnegative(self) -> bool:
+        return self.empty or bool(self._data.min() >= 0)
+
+    @cached_property
+    def integer_valued(self) -> bool:
+        return bool(np.all(np.mod(self._data, 1) == 0))
+
+    @cached_property
+    def density(self) -> float:
+        x = self._x
+        nnz = x.nnz if self.sparse else np.count_nonzero(x)
+        return nnz / max(x.shape[0] * x.shape[1], 1)
+
+    def spread(self) -> float:
+        return feature_scale_spread(self._x)
+
+
+def _is_count(f: ViewFacts) -> bool:
+    return not f.empty and f.nonnegative and f.integer_valued and (f.sparse or f.density < 0.5)
+
+
 def is_count_view(x: View) -> bool:
     """Non-negative integer values, sparse or mostly zeros (density < 0.5): counts, words."""
-    data = x.data if sp.issparse(x) else x
-    if data.size == 0 or data.min() < 0 or not np.all(np.mod(data, 1) == 0):
-        return False
-    return sp.issparse(x) or np.count_nonzero(x) / max(x.size, 1) < 0.5
+    return _is_count(ViewFacts(x))
 
 
-def _density(x: View) -> float:
-    return (x.nnz if sp.issparse(x) else np.count_nonzero(x)) / max(x.shape[0] * x.shape[1], 1)
-
-
-def _general(x: View) -> str:
-    if sp.issparse(x):
+def _general(f: ViewFacts) -> str:
+    if f.sparse:
         return "l2"
-    if x.min() < 0:
+    if not f.nonnegative:
         return "zscore"
-    density = np.count_nonzero(x) / max(x.size, 1)
-    if density < 0.5 or feature_scale_spread(x) <= SCALE_SPREAD_LIMIT:
+    if f.density < 0.5 or f.spread() <= SCALE_SPREAD_LIMIT:
         return "l2"
     return "zscore"
 
 
-def _raw_counts(x: View) -> str:
-    return "none" if sp.issparse(x) or is_count_view(x) else "zscore"
+def _raw_counts(f: ViewFacts) -> str:
+    return "none" if f.sparse or _is_count(f) else "zscore"
 
 
-def _tfidf_text(x: View) -> str:
-    if is_count_view(x) and _density(x) < TEXT_DENSITY_LIMIT:
+def _tfidf_text(f: ViewFacts) -> str:
+    if _is_count(f) and f.density < TEXT_DENSITY_LIMIT:
         return "tfidf"
-    if sp.issparse(x) and (x.data.size == 0 or x.data.min() >= 0):
+    if f.sparse and f.nonnegative:
         return "l2"
-    return _general(x)
+    return _general(f)
 
 
-#: rule name -> (chooser, one-line description shown to users)
+#: rule name -> (chooser from the view's facts, one-line description shown to users)
 AUTO_RULES = {
     "general": (_general, "l2 for counts/histograms/sparse, z-score for mixed-scale features"),
-    "zscore": (lambda x: "zscore", "z-score every feature (the authors' mapstd)"),
+    "zscore": (lambda f: "zscore", "z-score every feature (the authors' mapstd)"),
     "raw_counts": (_raw_counts, "raw counts as stored, z-score for dense real features"),
     "tfidf_text": (_tfidf_text, "tf-idf for count views, l2 for sparse, else general"),
 }
 
 
-def choose_auto(x: View, rule: str = "general") -> str:
-    """The method ``auto`` picks for one view under ``rule`` (see the module docstring)."""
+def choose_auto_from_facts(facts: ViewFacts, rule: str = "general") -> str:
+    """The method ``auto`` picks for a view with these facts under ``rule``."""
     if rule not in AUTO_RULES:
         raise DataError(f"unknown auto preprocessing rule {rule!r}; choose from {list(AUTO_RULES)}")
-    return AUTO_RULES[rule][0](x)
+    return AUTO_RULES[rule][0](facts)
+
+
+def choose_auto(x: View, rule: str = "general") -> str:
+    """The method ``auto`` picks for one view under ``rule`` (see the module docstring)."""
+    return choose_auto_from_facts(ViewFacts(x), rule)
 
 
 def _l2_rows(x: View) -> View:
