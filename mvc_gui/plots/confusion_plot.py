@@ -65,6 +65,13 @@ class CountsItem(pg.GraphicsObject):
     def texts(self) -> list[str]:
         return [c[2] for c in self._cells]
 
+    def fitting(self, cell_px: float) -> list[tuple[float, float, str, bool]]:
+        """The cells whose number fits inside a cell ``cell_px`` device pixels wide: a wider
+        one would run into its neighbours' numbers (many clusters at large n) and be read as
+        one long number; its colour still shows the share."""
+        width = self._metrics.horizontalAdvance
+        return [c for c in self._cells if width(c[2]) <= cell_px - 2]
+
     def boundingRect(self) -> QRectF:
         return self._bounds
 
@@ -76,9 +83,10 @@ class CountsItem(pg.GraphicsObject):
         painter.setFont(self._font)
         fm = self._metrics
         h = fm.ascent() - fm.descent()
+        cells = self.fitting(abs(t.map(QPointF(1, 0)).x() - t.map(QPointF(0, 0)).x()))
         for light in (False, True):
             painter.setPen(self._pens[light])
-            for x, y, text, lt in self._cells:
+            for x, y, text, lt in cells:
                 if lt is light:
                     p = t.map(QPointF(x, y))
                     painter.drawText(
