@@ -64,7 +64,7 @@ TEXT_DENSITY_LIMIT = 0.1  # bag-of-words views: 0.001-0.05 on the shared files
 
 def feature_scale_spread(x: np.ndarray) -> float:
     """Ratio of the 95th to the 5th percentile of the non-zero column standard deviations."""
-    return std_spread(x.std(axis=0))
+    return std_spread(_dense_std(x, ddof=0))
 
 
 def std_spread(std: np.ndarray) -> float:
@@ -99,7 +99,10 @@ class ViewFacts:
 
     @cached_property
     def integer_valued(self) -> bool:
-        return bool(np.all(np.mod(self._data, 1) == 0))
+        data = self._data
+        if data.ndim == 1:
+            return bool(np.all(np.mod(data, 1) == 0))
+        return all(bool(np.all(np.mod(data[r], 1) == 0)) for r in _row_blocks(data))
 
     @cached_property
     def density(self) -> float:
@@ -171,6 +174,37 @@ def _l2_rows(x: View) -> View:
     return x / np.maximum(norms, _TINY)[:, None]
 
 
+#: dense column statistics and shift/scale go through row blocks of about this many bytes, so
+#: a large view (a memory map of 4 GB in the solver child) gets one output copy and no
+#: full-size temporaries; a view within one block takes exactly numpy's whole-array steps
+BLOCK_BYTES = 64 << 20
+
+
+def _row_blocks(x: np.ndarray):
+    n = x.shape[0]
+    step = int(max(1, BLOCK_BYTES // max(8 * int(np.prod(x.shape[1:], dtype=np.int64)), 1)))
+    return (slice(a, min(n, a + step)) for a in range(0, n, step))
+
+
+def _dense_mean(x: np.ndarray) -> np.ndarray:
+    """Column means, accumulated in float64 (a float32 view is not copied to do so)."""
+    return x.mean(axis=0, dtype=np.float64) if x.dtype != np.float64 else x.mean(axis=0)
+
+
+def _dense_std(x: np.ndarray, ddof: int = 1) -> np.ndarray:
+    """Column standard deviations by row blocks (numpy's two-pass formula, float64)."""
+    n = x.shape[0]
+    if n <= ddof:
+        return np.zeros(x.shape[1])
+    mean = _dense_mean(x)
+    ss = np.zeros(x.shape[1])
+    for rows in _row_blocks(x):
+        dev = x[rows] - mean
+        dev *= dev
+        ss += dev.sum(axis=0)
+    return np.sqrt(ss / (n - ddof))
+
+
 def _column_std(x: View) -> np.ndarray:
     n = x.shape[0]
     if sp.issparse(x):
@@ -178,21 +212,38 @@ def _column_std(x: View) -> np.ndarray:
         sq = np.asarray(x.multiply(x).mean(axis=0)).ravel()
         var = np.maximum(sq - mean**2, 0.0) * n / max(n - 1, 1)
         return np.sqrt(var)
-    return x.std(axis=0, ddof=1) if n > 1 else np.zeros(x.shape[1])
+    return _dense_std(x, ddof=1)
+
+
+def _inverse(scale: np.ndarray) -> np.ndarray:
+    return np.where(scale > _TINY, 1.0 / np.where(scale > _TINY, scale, 1.0), 0.0)
+
+
+def shift_scale(x: np.ndarray, shift: np.ndarray | None, scale: np.ndarray) -> np.ndarray:
+    """``(x - shift) / scale`` per column (zero where ``scale`` is ~0), in row blocks.
+
+    float32 views stay float32 (the statistics are float64; each block is computed in float64
+    and stored in float32), so a large view costs one output copy of its own size."""
+    inv = _inverse(scale)
+    dtype = x.dtype if x.dtype in (np.float32, np.float64) else np.dtype(np.float64)
+    out = np.empty(x.shape, dtype=dtype)
+    for rows in _row_blocks(x):
+        block = x[rows] - shift if shift is not None else x[rows]
+        out[rows] = block * inv
+    return out
 
 
 def _scale_columns(x: View, scale: np.ndarray) -> View:
-    inv = np.where(scale > _TINY, 1.0 / np.where(scale > _TINY, scale, 1.0), 0.0)
     if sp.issparse(x):
-        return sp.csr_matrix(x @ sp.diags(inv))
-    return x * inv
+        return sp.csr_matrix(x @ sp.diags(_inverse(scale)))
+    return shift_scale(x, None, scale)
 
 
 def _zscore(x: View) -> tuple[View, str]:
     std = _column_std(x)
     if sp.issparse(x):
         return _scale_columns(x, std), "zscore (unit variance, not centred: sparse view)"
-    return _scale_columns(x - x.mean(axis=0), std), "zscore"
+    return shift_scale(x, _dense_mean(x), std), "zscore"
 
 
 def _minmax(x: View) -> tuple[View, str]:
@@ -203,7 +254,7 @@ def _minmax(x: View) -> tuple[View, str]:
             return _scale_columns(x, amax), "minmax (max-abs scaling: sparse view with negatives)"
         return _scale_columns(x, x.max(axis=0).toarray().ravel()), "minmax"
     lo, hi = x.min(axis=0), x.max(axis=0)
-    return _scale_columns(x - lo, hi - lo), "minmax"
+    return shift_scale(x, lo, hi - lo), "minmax"
 
 
 def _maxscale(x: View) -> tuple[View, str]:
