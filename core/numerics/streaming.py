@@ -36,6 +36,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+#: bytes of one sub-block's rows x m anchor products (float32 and float64 copies)
+GRAM_BYTES = 16 << 20
+
 
 def streamed(views: Sequence[object]) -> bool:
     """Whether any view is read in row blocks."""
@@ -116,10 +119,16 @@ def stream_pkn_graph_steps(
     val = np.empty((n, k_eff), dtype=np.float64)
     # float32 data: the product in float32 (the floor of the pass), distances in float64
     anchors_t = np.ascontiguousarray(anchors.T, dtype=source.compute_dtype)
+    # a read block is large (few reads of HDF5 chunks); its rows x m products are taken a
+    # few MB at a time: a whole block's (rows x 1024 float64) product took 0.7 GB at 200k
+    sub = max(1, GRAM_BYTES // (12 * m))
     for start, stop, block in source.blocks():
-        gram = np.asarray(block @ anchors_t, dtype=np.float64)
-        sq = row_sq_norms(block).astype(np.float64)
-        idx[start:stop], val[start:stop] = pkn_rows(gram, sq, anchor_sq, k_eff)
+        for a in range(0, stop - start, sub):
+            part = block[a : a + sub]
+            gram = np.asarray(part @ anchors_t, dtype=np.float64)
+            sq = row_sq_norms(part).astype(np.float64)
+            lo, hi = start + a, start + a + part.shape[0]
+            idx[lo:hi], val[lo:hi] = pkn_rows(gram, sq, anchor_sq, k_eff)
         yield stop / n
     indptr = np.arange(0, n * k_eff + 1, k_eff, dtype=np.int64)
     z = sp.csr_matrix((val.ravel(), idx.ravel(), indptr), shape=(n, m))

@@ -19,7 +19,7 @@ from core.data.demo import load_demo as core_load_demo
 from core.data.demo import make_synthetic
 from core.data.missing import preprocess_observed
 from core.data.preprocessing import PREPROCESSORS
-from core.data.stream_stats import preprocess_streamed
+from core.data.stream_stats import preprocess_in_blocks, preprocess_streamed
 
 __all__ = ["PREPROCESSORS", "DataSession", "load_demo", "preprocess_views"]
 
@@ -29,10 +29,14 @@ def preprocess_views(
     methods: list[str],
     auto_rule: str = "general",
     observed: np.ndarray | None = None,
+    row_blocks: bool = False,
 ) -> tuple[list, list[str]]:
     """Preprocessed views (``auto`` by the method's rule); with ``observed`` each view on the
     samples that have it (statistics follow them; the missing rows are zero, never read).
-    Views read in row blocks (a streamed dataset) are preprocessed block by block."""
+    Views read in row blocks (a streamed dataset) are preprocessed block by block; so are
+    large memory-mapped views when the method reads row blocks (``row_blocks``: no copy)."""
+    if row_blocks and observed is None and not any(is_source(v) for v in views):
+        views = preprocess_in_blocks(views) or views
     if any(is_source(v) for v in views):
         if observed is not None:
             raise DataError("views with missing samples cannot be read in row blocks yet")

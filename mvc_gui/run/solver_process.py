@@ -88,6 +88,7 @@ def serve(conn: Any) -> None:
     """Child process main loop (imports happen after connecting, so the parent's accept
     returns at once)."""
     import core.methods  # noqa: F401  (imports and registers the solvers once)
+    from core.cli.stream import STREAMING_METHODS  # no copy of mapped views for these
     from mvc_gui.model.data_session import preprocess_views
 
     conn.send(("ready", None))
@@ -102,11 +103,12 @@ def serve(conn: Any) -> None:
             continue  # a stray control message for a run that already ended
         run_id, solver, views, methods, labels, paused, observed = payload
         control = _PipeControl(conn, run_id, paused)
+        blocks = type(solver).name in STREAMING_METHODS  # mapped views: no preprocessed copy
         end = run_solver(
             run_id,
             solver,
-            lambda v=views, m=methods, r=solver.auto_preprocessing, o=observed: preprocess_views(
-                v, m, r, o
+            lambda v=views, m=methods, r=solver.auto_preprocessing, o=observed, b=blocks: (
+                preprocess_views(v, m, r, o, row_blocks=b)
             ),
             labels,
             lambda frame: conn.send(("frame", slim_frame(frame))),

@@ -57,3 +57,33 @@ def test_fitted_zscore_statistics_of_a_float32_memory_map(mixed, tmp_path, monke
     out = apply_stats(mapped, stats)
     assert out.dtype == np.float32 and np.isfinite(out).all()
     np.testing.assert_allclose(out.mean(axis=0, dtype=np.float64), 0.0, atol=1e-5)
+
+
+def test_large_mapped_views_are_preprocessed_as_they_are_read(tmp_path):
+    """The app's solver child with a method that reads row blocks: no preprocessed copy of
+    mapped views above COPY_ABOVE, and FMDC's labels are those of the copied views."""
+    from core.data.demo import make_synthetic
+    from core.data.preprocessing import preprocess
+    from core.data.stream_stats import preprocess_in_blocks, preprocess_streamed
+    from core.methods import REGISTRY
+
+    data = make_synthetic(900, (12, 20), 3, seed=5)
+    maps = []
+    for i, x in enumerate(data.views):
+        np.save(tmp_path / f"v{i}.npy", x * (i + 1) * 10.0 + 3.0)
+        maps.append(np.load(tmp_path / f"v{i}.npy", mmap_mode="r"))
+    assert preprocess_in_blocks(maps) is None  # small: copied as before
+    assert preprocess_in_blocks([np.asarray(m) + 0 for m in maps], copy_above=0) is None
+    sources = preprocess_in_blocks(maps, copy_above=1000)
+    assert sources is not None
+    for s in sources:
+        s._rows = 97  # many blocks
+    blocked, names, _ = preprocess_streamed(sources, "zscore")
+    copied, copied_names = preprocess(maps, "zscore")
+    assert names == copied_names
+    for src, full in zip(blocked, copied, strict=True):
+        np.testing.assert_allclose(np.vstack([b for _, _, b in src.blocks()]), full, atol=1e-12)
+    fmdc = REGISTRY["fmdc"]
+    from_blocks = fmdc(n_clusters=3, n_anchors=32, random_state=0).fit(blocked).labels_
+    in_memory = fmdc(n_clusters=3, n_anchors=32, bkhk_space="sketch", random_state=0)
+    np.testing.assert_array_equal(from_blocks, in_memory.fit(copied).labels_)
