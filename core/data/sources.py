@@ -52,8 +52,9 @@ class CsrSource(RowBlockSource):
         *,
         hdf5: bool = True,
         block_rows: int | None = None,
+        parts: tuple[str, str, str] = ("data", "indices", "indptr"),
     ):
-        self.path, self.group, self.hdf5 = Path(path), group, hdf5
+        self.path, self.group, self.hdf5, self.parts = Path(path), group, hdf5, parts
         self.label = f"{self.path.name}:{group}"
         self.shape = (int(shape[0]), int(shape[1]))
         with self._open() as (data, _, indptr):
@@ -70,7 +71,7 @@ class CsrSource(RowBlockSource):
         return self._rows or super().block_rows(budget_bytes)
 
     def _open(self):
-        return _CsrParts(self.path, self.group, self.hdf5)
+        return _CsrParts(self.path, self.group, self.hdf5, getattr(self, "parts", None))
 
     def _slice(self, parts, start: int, stop: int) -> sp.csr_matrix:
         data, indices, indptr = parts
@@ -108,11 +109,12 @@ class CsrSource(RowBlockSource):
 class _CsrParts:
     """Context manager giving (data, indices, indptr) array-likes of an HDF5 group or a store."""
 
-    def __init__(self, path: Path, group: str, hdf5: bool):
+    def __init__(self, path: Path, group: str, hdf5: bool, parts: tuple[str, ...] | None = None):
         self.path, self.group, self.hdf5, self._file = path, group, hdf5, None
+        self.names = parts or ("data", "indices", "indptr")
 
     def __enter__(self):
-        names = ("data", "indices", "indptr")
+        names = self.names
         if not self.hdf5:
             try:
                 return tuple(
@@ -132,7 +134,7 @@ class _CsrParts:
         if node is None or not all(p in node for p in names):
             self._file.close()
             raise DataError(
-                f"{self.path.name}: {self.group} is not a CSR group (data/indices/indptr)"
+                f"{self.path.name}: {self.group} is not a CSR group ({'/'.join(names)})"
             )
         return tuple(node[p] for p in names)
 

@@ -8,15 +8,18 @@ file is opened; labels, ids and metadata (one value per sample) are read whole. 
 file                        views
 ==========================  ===================================================================
 MATLAB v7.3 ``.mat``        the cell ``X`` (or ``data``, ``fea``...) or the matrices ``x1..xV``;
-                            labels ``Y``/``gt``/...; each matrix read in its stored orientation
-``.h5ad`` / ``.h5mu``       ``X`` (dense, or CSR read through ``indptr`` slices); obs metadata
+                            labels ``Y``/``gt``/...; each matrix read in its stored orientation;
+                            sparse matrices too (:mod:`core.data.csc`)
+``.h5ad`` / ``.h5mu``       ``X`` (dense, CSR read through ``indptr`` slices, or CSC); obs
 ``.npz`` (``np.savez``)     ``X0, X1, ...`` stored uncompressed; labels ``y``
 a dataset store folder      its ``view<i>.npy`` (dense) or CSR parts (:mod:`core.data.store`)
 ==========================  ===================================================================
 
-Compressed ``.npz`` members, MATLAB v5 files (compressed), CSV and CSC-encoded matrices cannot
-be read by rows: the error says so and what to convert to. :func:`stream_reason` says whether a
-file's views would not fit in memory (its estimate against the available RAM).
+Sparse views stored column-major (MATLAB's sparse n x d, AnnData ``csc_matrix``) are converted
+once to a row-major copy on disk (:mod:`core.data.csc`). Compressed ``.npz`` members, MATLAB v5
+files (compressed) and CSV cannot be read by rows: the error says so and what to convert to.
+:func:`stream_reason` says whether a file's views would not fit in memory (its estimate
+against the available RAM).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from core.data.blocks import HDF5Source, RowBlockSource
+from core.data.csc import CscSource
 from core.data.dataset import DataError, MultiViewDataset
 from core.data.io.assemble import natural_key
 from core.data.sources import CsrSource, NpzMemberSource
@@ -75,7 +79,7 @@ def estimate_bytes(ds: MultiViewDataset) -> int:
     for v in ds.views:
         n, d = v.shape
         if getattr(v, "sparse", False) or hasattr(v, "nnz"):
-            nnz = int(getattr(v, "nnz", 0) or _csr_nnz(v))
+            nnz = int(v.nnz) if hasattr(v, "nnz") else _csr_nnz(v)
             total += 12 * nnz + 8 * (n + 1)
         else:
             total += 8 * n * d
@@ -216,33 +220,50 @@ def _open_mat73(p: Path, name: str | None) -> MultiViewDataset:
         else:
             mats = [
                 k for k in keys
-                if k != label_key and isinstance(f[k], h5py.Dataset) and f[k].ndim == 2
-                and f[k].dtype.kind in "biuf" and (labels is None or labels.size in f[k].shape)
-                and min(f[k].shape) > 1
+                if k != label_key and min(_h5_shape(f[k]) or (0,)) > 1
+                and (labels is None or labels.size in _h5_shape(f[k]))
+                and (isinstance(f[k], h5py.Group) or f[k].dtype.kind in "biuf")
             ]  # fmt: skip
             names = sorted(mats, key=natural_key)
             wheres = list(names)
         if not names:
             raise DataError("no views found to read in row blocks (a cell X, or matrices x1..xV)")
+        shapes = []
         for nm, where in zip(names, wheres, strict=True):
-            node = f[nm]
-            if isinstance(node, h5py.Group):
-                raise DataError(
-                    f"{where} is a sparse MATLAB matrix: sparse v7.3 views cannot be streamed"
-                )
-        shapes = [f[nm].shape for nm in names]
+            shape = _h5_shape(f[nm])
+            if shape is None:
+                raise DataError(f"{where} is not a numeric matrix (or a sparse one)")
+            shapes.append(shape)
+        sparse = [isinstance(f[nm], h5py.Group) for nm in names]
     n = labels.size if labels is not None else _common_n(shapes)
     views = []
-    for nm, where, shape in zip(names, wheres, shapes, strict=True):
+    for nm, where, shape, is_sparse in zip(names, wheres, shapes, sparse, strict=True):
         if len(shape) != 2 or n not in shape:
             raise DataError(
                 f"{where} is {shape[::-1]} in MATLAB order: no dimension of {n} samples"
             )
         # MATLAB n x d is stored (d, n): samples along the second axis; d x n is stored (n, d)
-        src = HDF5Source(p, nm, matlab=shape[1] == n)
+        if not is_sparse:
+            src = HDF5Source(p, nm, matlab=shape[1] == n)
+        elif shape[1] == n:  # sparse n x d: columns (features) together, converted once
+            src = CscSource(p, nm, (n, shape[0]))
+        else:  # sparse d x n: each sample's column is one row of the view, read directly
+            src = CsrSource(p, nm, (n, shape[1]), parts=("data", "ir", "jc"))
         src.label = f"{p.name}:{where}"
         views.append(src)
     return _dataset(views, labels, name or p.stem, str(p), label_where=label_key or "")
+
+
+def _h5_shape(node: object) -> tuple[int, ...] | None:
+    """A MATLAB variable's HDF5 shape (dimensions reversed); for a sparse matrix, the shape
+    its dense form would have (None: not a numeric matrix)."""
+    import h5py
+
+    if isinstance(node, h5py.Dataset):
+        return node.shape if node.dtype.kind in "biuf" else None
+    if "MATLAB_sparse" in node.attrs and "jc" in node:
+        return (int(node["jc"].shape[0]) - 1, int(node.attrs["MATLAB_sparse"]))
+    return None
 
 
 def _common_n(shapes: list[tuple[int, ...]]) -> int:
@@ -272,18 +293,21 @@ def _open_anndata(p: Path, fmt: str, name: str | None) -> MultiViewDataset:
         for vn, key, node in specs:
             if isinstance(node, h5py.Dataset):
                 views.append(("dense", key, None))
-            elif _kind(node) == "csr_matrix":
-                views.append(("csr", key, tuple(int(s) for s in node.attrs["shape"])))
+            elif _kind(node) in ("csr_matrix", "csc_matrix"):
+                kind = "csr" if _kind(node) == "csr_matrix" else "csc"
+                views.append((kind, key, tuple(int(s) for s in node.attrs["shape"])))
             else:
                 raise DataError(
-                    f"{key} is encoded {_kind(node) or 'unknown'!r}: only dense or CSR matrices "
-                    "can be read by rows (CSC stores columns together)"
+                    f"{key} is encoded {_kind(node) or 'unknown'!r}: only dense, CSR or CSC "
+                    "matrices can be read by rows"
                 )
             view_names.append(vn)
     sources = [
-        HDF5Source(p, key, matlab=False) if kind == "dense" else CsrSource(p, key, shape)
+        HDF5Source(p, key, matlab=False) if kind == "dense"
+        else CsrSource(p, key, shape) if kind == "csr"
+        else CscSource(p, key, shape, ("data", "indices", "indptr"))
         for kind, key, shape in views
-    ]
+    ]  # fmt: skip
     return MultiViewDataset(
         views=sources, name=name or p.stem, source=str(p), view_names=view_names,
         sample_ids=ids, metadata=metadata, meta={"streamed": True},
