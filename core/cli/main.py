@@ -127,7 +127,13 @@ def _print_alignment(ds: MultiViewDataset, s: dict, out: TextIO) -> None:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    ds = load_data(args)
+    reason = stream_plan(args, None)  # too big for memory: the summary from one pass per view
+    if reason:
+        from core.data.streamed import open_streamed, with_note
+
+        ds = with_note(open_streamed(args.file), reason)
+    else:
+        ds = load_data(args)
     if args.json:
         sys.stdout.write(json.dumps(ds.summary(), indent=2, default=str) + "\n")
     else:
@@ -309,6 +315,7 @@ def build_parser(method: str | None = None) -> argparse.ArgumentParser:
         help="read the file in this process (by default a child process reads it, so a "
         "damaged file cannot crash the command)",
     )
+    add_stream_args(info)
     sub.add_parser("methods", help="list the methods and their parameters")
     add_predict_parser(sub)
     run = sub.add_parser("run", help="cluster a file with one method")

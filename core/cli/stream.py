@@ -49,8 +49,10 @@ def add_stream_args(p: argparse.ArgumentParser) -> None:
     )
 
 
-def stream_plan(args: argparse.Namespace, method: str) -> str | None:
+def stream_plan(args: argparse.Namespace, method: str | None) -> str | None:
     """Why this run reads its views in row blocks (printed), or None to load them whole.
+
+    ``method`` None (``mvc info``): any command that only makes passes over the data.
 
     Raises
     ------
@@ -81,7 +83,7 @@ def stream_plan(args: argparse.Namespace, method: str) -> str | None:
         reason = None if small else stream_reason(args.file, threshold=threshold)
         if reason is None:
             return None
-    if method not in STREAMING_METHODS:
+    if method is not None and method not in STREAMING_METHODS:
         raise DataError(
             f"{method} needs the views in memory at every iteration, but the data would be "
             f"streamed: {reason}; methods that read row blocks: {', '.join(STREAMING_METHODS)} "

@@ -84,3 +84,36 @@ def test_streamed_h5ad_with_a_label_column(tmp_path, capsys):
     assert main([*args, "--label-column", "cell_type", "--n-clusters", "3"]) == 0
     captured = capsys.readouterr()
     assert "streaming:" in captured.err and "ACC " in captured.out
+
+
+def test_info_on_a_file_too_big_for_memory_streams_its_summary(mat73, capsys, monkeypatch):
+    """`mvc info` above the threshold never loads the views: the summary from one pass per
+    view equals the in-memory one, and a NaN is named with its view, row and column."""
+    import importlib
+    import json
+
+    cli = importlib.import_module("core.cli.main")  # the package exports main() by that name
+    path, _ = mat73
+    assert main(["info", str(path), "--json", "--no-stream"]) == 0
+    whole = json.loads(capsys.readouterr().out)
+
+    def whole_read(args):
+        raise AssertionError("the file was read whole")
+
+    monkeypatch.setattr(cli, "load_data", whole_read)
+    assert main(["info", str(path), "--json", "--stream-above", "0.0001"]) == 0
+    streamed = json.loads(capsys.readouterr().out)
+    for s, w in zip(streamed["views"], whole["views"], strict=True):
+        for key in ("shape", "storage", "zero_rows", "integer_valued"):
+            assert s[key] == w[key]
+        for key in ("density", "min", "max"):
+            assert s[key] == pytest.approx(w[key], rel=1e-6)
+    assert streamed["class_counts"] == whole["class_counts"]
+    assert main(["info", str(path), "--stream-above", "0.0001"]) == 0
+    assert "read in row blocks (out-of-core)" in capsys.readouterr().out
+    bad = path.with_name("nan.mat")
+    bad.write_bytes(path.read_bytes())
+    with h5py.File(bad, "r+") as f:
+        f["x2"][3, 17] = np.nan  # MATLAB layout: column 3 of sample 17
+    assert main(["info", str(bad), "--stream"]) == 2
+    assert "nan.mat:x2 has a non-finite value (NaN) at row 17, column 3" in capsys.readouterr().err
