@@ -168,8 +168,6 @@ def cmd_run(full: argparse.Namespace) -> int:
         loaded = open_streamed(full.file)
         if getattr(full, "label_column", None):
             loaded = loaded.with_reference_labels(full.label_column)
-        if not loaded.complete:
-            raise DataError("views with missing samples cannot be streamed yet: use --no-stream")
     else:
         loaded = load_data(full)  # all views: the HTML report lists the ones left out too
     ds = select_views(loaded, full.views)
@@ -191,7 +189,9 @@ def cmd_run(full: argparse.Namespace) -> int:
         from core.data.stream_stats import preprocess_streamed
 
         err.write(f"streaming: {stream}\n")
-        views, chosen, stats = preprocess_streamed(ds.views, pp, cls.auto_preprocessing)
+        views, chosen, stats = preprocess_streamed(
+            ds.views, pp, cls.auto_preprocessing, None if ds.complete else ds.observed
+        )
     else:
         views, chosen = preprocess_observed(ds.views, pp, cls.auto_preprocessing, ds.observed)
     for note in ds.warnings:  # what loading repaired, imputed or left out: never silent

@@ -36,8 +36,10 @@ __all__ = [
     "HDF5Source",
     "NpySource",
     "RowBlockSource",
+    "RowSubsetSource",
     "is_source",
     "npy_source",
+    "row_subset",
 ]
 
 DEFAULT_BLOCK_BYTES = 64 << 20  # a float64 block of about 64 MB
@@ -235,6 +237,41 @@ class NpySource(RowBlockSource):
             f.seek(self._offset + start * d * self.dtype.itemsize)
             flat = np.fromfile(f, dtype=self.dtype, count=(stop - start) * d)
         return flat.reshape(stop - start, d)
+
+
+class RowSubsetSource(RowBlockSource):
+    """Some rows of another source (sorted, distinct), renumbered from 0: the samples that
+    have a view, when views are incomplete. Read through the inner source's blocks, so a
+    pass still reads the file once, in order."""
+
+    def __init__(self, inner: RowBlockSource, rows: np.ndarray):
+        rows = np.asarray(rows, dtype=np.int64).ravel()
+        if rows.size and (np.any(np.diff(rows) <= 0) or rows[0] < 0 or rows[-1] >= inner.shape[0]):
+            raise DataError(f"{inner.label}: row subset must be sorted, distinct and in range")
+        self.inner, self.rows = inner, rows
+        self.shape = (int(rows.size), int(inner.shape[1]))
+        self.dtype, self.label = inner.dtype, inner.label
+        self.sparse = bool(getattr(inner, "sparse", False))
+
+    def block_rows(self, budget_bytes: int = DEFAULT_BLOCK_BYTES) -> int:
+        return self.inner.block_rows(budget_bytes)
+
+    def _read(self, start: int, stop: int) -> np.ndarray:
+        sel = self.rows[start:stop]
+        if sel.size == 0:
+            return np.empty((0, self.shape[1]), dtype=self.compute_dtype)
+        return self.inner.read(int(sel[0]), int(sel[-1]) + 1)[sel - sel[0]]
+
+    def blocks(self, rows: int | None = None) -> Iterator[tuple[int, int, np.ndarray]]:
+        for start, stop, block in self.inner.blocks(rows):
+            lo, hi = (int(i) for i in np.searchsorted(self.rows, [start, stop]))
+            if hi > lo:
+                yield lo, hi, block[self.rows[lo:hi] - start]
+
+
+def row_subset(x: object, rows: np.ndarray) -> object:
+    """``x[rows]``: a :class:`RowSubsetSource` for a row-block source (nothing read)."""
+    return RowSubsetSource(x, rows) if is_source(x) else x[rows]
 
 
 def npy_source(path: str | os.PathLike[str], block_rows: int | None = None) -> NpySource:

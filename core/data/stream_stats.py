@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from core.data.blocks import DEFAULT_BLOCK_BYTES, RowBlockSource
+from core.data.blocks import DEFAULT_BLOCK_BYTES, RowBlockSource, RowSubsetSource
 from core.data.column_stats import choose_auto_from_stats, column_stats, fitted_stats
 from core.data.dataset import DataError
 from core.data.preprocess_stats import apply_stats
@@ -32,46 +32,59 @@ COPY_ABOVE = 1 << 30
 class PreprocessedSource(RowBlockSource):
     """A row-block view with fitted preprocessing statistics applied to each block."""
 
-    def __init__(self, inner: RowBlockSource, stats: dict[str, np.ndarray]):
-        self.inner, self.stats = inner, stats
+    def __init__(
+        self, inner: RowBlockSource, stats: dict[str, np.ndarray], keep: np.ndarray | None = None
+    ):
+        self.inner, self.stats, self.keep = inner, stats, keep
         self.shape, self.dtype, self.label = inner.shape, inner.dtype, inner.label
 
     def block_rows(self, budget_bytes: int = DEFAULT_BLOCK_BYTES) -> int:
         return self.inner.block_rows(budget_bytes)
 
+    def _apply(self, block: np.ndarray, start: int) -> np.ndarray:
+        out = np.ascontiguousarray(apply_stats(block, self.stats), dtype=self.compute_dtype)
+        if self.keep is not None:  # samples missing this view: zero rows, as in memory
+            out[~self.keep[start : start + out.shape[0]]] = 0.0
+        return out
+
     def _read(self, start: int, stop: int) -> np.ndarray:
-        return apply_stats(self.inner.read(start, stop), self.stats)
+        return self._apply(self.inner.read(start, stop), start)
 
     def blocks(self, rows: int | None = None) -> Iterator[tuple[int, int, np.ndarray]]:
         # the inner source checked the raw block; fitted statistics keep finite values finite
-        dtype = self.compute_dtype
         for start, stop, block in self.inner.blocks(rows):
-            yield start, stop, np.ascontiguousarray(apply_stats(block, self.stats), dtype=dtype)
+            yield start, stop, self._apply(block, start)
 
 
 def preprocess_streamed(
-    sources: Sequence[RowBlockSource], methods: str | Sequence[str], auto_rule: str = "general"
+    sources: Sequence[RowBlockSource],
+    methods: str | Sequence[str],
+    auto_rule: str = "general",
+    observed: np.ndarray | None = None,
 ) -> tuple[list[PreprocessedSource], list[str], list[dict[str, np.ndarray]]]:
     """``core.data.preprocessing.preprocess`` for row-block views, without reading them whole.
 
-    Returns the preprocessed sources, the names of what was done (as ``preprocess`` names
-    them) and the fitted statistics (for assigning new samples later).
+    With ``observed`` (n x V), as ``core.data.missing.preprocess_observed``: each view's
+    statistics and ``auto`` choice come from the samples that have it, the other rows are
+    zero. Returns the preprocessed sources, the names of what was done (as ``preprocess``
+    names them) and the fitted statistics (for assigning new samples later).
     """
     if isinstance(methods, str):
         methods = [methods] * len(sources)
     if len(methods) != len(sources):
         raise DataError(f"{len(methods)} preprocessing choices for {len(sources)} views")
     out, names, fitted = [], [], []
-    for x, method in zip(sources, methods, strict=True):
+    for v, (x, method) in enumerate(zip(sources, methods, strict=True)):
         if method not in PREPROCESSORS:
             raise DataError(f"unknown preprocessing {method!r}; choose from {PREPROCESSORS}")
-        s = column_stats(x)
+        keep = None if observed is None or observed[:, v].all() else observed[:, v]
+        s = column_stats(x if keep is None else RowSubsetSource(x, np.flatnonzero(keep)))
         chosen = choose_auto_from_stats(s, auto_rule) if method == "auto" else method
         try:
             stats, name = fitted_stats(s, chosen)
         except DataError as exc:
             raise DataError(f"{x.label}: {exc}") from exc
-        out.append(PreprocessedSource(x, stats))
+        out.append(PreprocessedSource(x, stats, keep))
         names.append(f"auto: {name}" if method == "auto" else name)
         fitted.append(stats)
     return out, names, fitted

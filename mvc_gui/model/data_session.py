@@ -38,9 +38,7 @@ def preprocess_views(
     if row_blocks and observed is None and not any(is_source(v) for v in views):
         views = preprocess_in_blocks(views) or views
     if any(is_source(v) for v in views):
-        if observed is not None:
-            raise DataError("views with missing samples cannot be read in row blocks yet")
-        streamed, chosen, _ = preprocess_streamed(list(views), list(methods), auto_rule)
+        streamed, chosen, _ = preprocess_streamed(list(views), list(methods), auto_rule, observed)
         return list(streamed), list(chosen)
     out, chosen = preprocess_observed(list(views), list(methods), auto_rule, observed)
     return list(out), list(chosen)

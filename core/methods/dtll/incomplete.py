@@ -29,6 +29,7 @@ from collections.abc import Generator, Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from core.data.blocks import row_subset
 from core.data.dataset import View
 from core.methods.base import IterationState, Reporter
 from core.methods.dtll.updates import anchor_count, anchor_indices_steps
@@ -73,7 +74,7 @@ def observed_graphs_steps(
     sel, graphs = [], []
     for v, x in enumerate(views):
         rows = np.flatnonzero(observed[:, v])
-        xv = x[rows]
+        xv = row_subset(x, rows)  # a view read in row blocks: its observed rows, still streamed
         lo, hi = 0.9 * v / nv, 0.9 * (v + 1) / nv
         msg = f"{style.upper()}: {m} anchors of view {v + 1}/{nv} ({rows.size} samples)"
         idx = yield from rep.follow(

@@ -23,11 +23,11 @@ from collections.abc import Generator, Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from core.data.blocks import row_subset
 from core.data.dataset import View
 from core.methods.base import IterationState, Reporter
-from core.numerics.anchors import bkhk_steps
-from core.numerics.graphs import pkn_anchor_graph_steps
 from core.numerics.observed_graphs import consensus_graph, place_rows, scaled_graphs
+from core.numerics.streaming import anchor_steps, graph_steps
 
 __all__ = ["consensus_graph", "observed_anchor_graphs", "scaled_graphs"]
 
@@ -52,14 +52,14 @@ def observed_anchor_graphs(
     anchors, graphs = [], []
     for v, x in enumerate(views):
         rows = np.flatnonzero(observed[:, v])
-        xv = x[rows]
+        xv = row_subset(x, rows)  # a view read in row blocks: its observed rows, still streamed
         lo, hi = v / nv, (v + 1) / nv
         msg = f"BKHK: {m} anchors of view {v + 1}/{nv} ({rows.size} samples)"
         a, _ = yield from rep.follow(
-            bkhk_steps([xv], m, rng, space=space), "anchors", msg, 0.9 * lo, 0.9 * (lo + hi) / 2
+            anchor_steps([xv], m, rng, space), "anchors", msg, 0.9 * lo, 0.9 * (lo + hi) / 2
         )
         z = yield from rep.follow(
-            pkn_anchor_graph_steps(xv, a[0], min(k, max(m // 2, 1))),
+            graph_steps(xv, a[0], min(k, max(m // 2, 1))),
             "graph",
             f"anchor graph of view {v + 1}/{nv} ({rows.size} samples)",
             0.9 * (lo + hi) / 2,
