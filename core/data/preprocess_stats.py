@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from core.data.dataset import DataError, View
-from core.data.preprocessing import _column_std, _l2_rows, _scale_columns
+from core.data.preprocessing import _column_std, _l2_rows, _scale_columns, shift_scale
 
 __all__ = ["apply_stats", "base_kind", "fit_stats"]
 
@@ -73,8 +73,9 @@ def apply_stats(x: View, stats: dict[str, np.ndarray]) -> View:
         return _l2_rows(x)
     if kind in ("zscore", "minmax"):
         shift = np.asarray(stats["shift"])
-        centred = x if sp.issparse(x) or not shift.any() else x - shift
-        return _scale_columns(centred, np.asarray(stats["scale"]))
+        if sp.issparse(x) or not shift.any():
+            return _scale_columns(x, np.asarray(stats["scale"]))
+        return shift_scale(np.asarray(x), shift, np.asarray(stats["scale"]))
     if kind == "maxscale":
         return x / float(stats["top"])
     tf = x.copy() if sp.issparse(x) else np.log1p(x)

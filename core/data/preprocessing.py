@@ -222,14 +222,20 @@ def _inverse(scale: np.ndarray) -> np.ndarray:
 def shift_scale(x: np.ndarray, shift: np.ndarray | None, scale: np.ndarray) -> np.ndarray:
     """``(x - shift) / scale`` per column (zero where ``scale`` is ~0), in row blocks.
 
-    float32 views stay float32 (the statistics are float64; each block is computed in float64
-    and stored in float32), so a large view costs one output copy of its own size."""
-    inv = _inverse(scale)
+    float32 views stay float32 (the statistics are float64, applied in float32, as numpy
+    computed a float32 z-score before), written straight into one output copy of the view's
+    own size: no temporaries. float64 views: ``(x - shift) * inv``, numpy's own steps."""
     dtype = x.dtype if x.dtype in (np.float32, np.float64) else np.dtype(np.float64)
+    inv = _inverse(scale).astype(dtype, copy=False)
+    shift = None if shift is None else np.asarray(shift).astype(dtype, copy=False)
     out = np.empty(x.shape, dtype=dtype)
     for rows in _row_blocks(x):
-        block = x[rows] - shift if shift is not None else x[rows]
-        out[rows] = block * inv
+        part = out[rows]
+        if shift is None:
+            np.multiply(x[rows], inv, out=part)
+        else:
+            np.subtract(x[rows], shift, out=part)
+            part *= inv
     return out
 
 
