@@ -53,8 +53,8 @@ def write_file(path: Path, n: int, d: int, density: float) -> None:
         grp = f.create_group("X")
         grp.attrs["MATLAB_class"] = np.bytes_("double")
         grp.attrs["MATLAB_sparse"] = np.uint64(n)
-        ir = grp.create_dataset("ir", (nnz,), np.uint64, chunks=(1 << 20,))
-        data = grp.create_dataset("data", (nnz,), np.float64, chunks=(1 << 20,))
+        ir = grp.create_dataset("ir", (nnz,), np.uint64, chunks=(min(nnz, 1 << 20),))
+        data = grp.create_dataset("data", (nnz,), np.float64, chunks=(min(nnz, 1 << 20),))
         grp["jc"] = jc
         pos = 0
         for lo in range(0, d, 512):
