@@ -251,7 +251,28 @@ def _open_mat73(p: Path, name: str | None) -> MultiViewDataset:
             src = CsrSource(p, nm, (n, shape[1]), parts=("data", "ir", "jc"))
         src.label = f"{p.name}:{where}"
         views.append(src)
-    return _dataset(views, labels, name or p.stem, str(p), label_where=label_key or "")
+    ds = _dataset(views, labels, name or p.stem, str(p), label_where=label_key or "")
+    return _with_indicator(p, ds, {*names, label_key})
+
+
+def _with_indicator(p: Path, ds: MultiViewDataset, used: set) -> MultiViewDataset:
+    """Incomplete views marked by an n x V 0/1 variable (``MissingStatus``...), checked against
+    the all-zero rows as the in-memory loader does (``core.data.io.missing_views``); the
+    zero-row pass is made only when such a variable exists."""
+    import h5py
+
+    from core.data.io.missing_views import find_indicator, mark_missing_views
+
+    n, nv = ds.n_samples, ds.n_views
+    with h5py.File(p, "r") as f:
+        small = {
+            k: np.asarray(f[k][()]).T for k in f
+            if k not in used and not k.startswith("#") and isinstance(f[k], h5py.Dataset)
+            and f[k].dtype.kind in "biuf" and sorted(f[k].shape) == sorted((n, nv))
+        }  # fmt: skip
+    if nv < 2 or find_indicator(small, n, nv) is None:
+        return ds
+    return mark_missing_views(ds, small)
 
 
 def _h5_shape(node: object) -> tuple[int, ...] | None:

@@ -28,7 +28,12 @@ def zero_rows(ds: MultiViewDataset) -> np.ndarray:
     """(n, V) bool: True where a sample's row of a view is all zero."""
     cols = []
     for x in ds.views:
-        if sp.issparse(x):
+        if callable(getattr(x, "blocks", None)):  # read in row blocks: one pass
+            col = np.zeros(x.shape[0], dtype=bool)
+            for start, stop, block in x.blocks():
+                col[start:stop] = ~block.any(axis=1)
+            cols.append(col)
+        elif sp.issparse(x):
             cols.append(np.asarray(abs(x).sum(axis=1)).ravel() == 0)
         else:
             cols.append(~x.any(axis=1))

@@ -85,3 +85,19 @@ def test_mvc_run_streams_an_incomplete_store(incomplete, tmp_path, capsys):
     assert main([*args, "--n-clusters", "3"]) == 0
     out = capsys.readouterr()
     assert "streaming: asked for with --stream" in out.err and "ACC" in out.out
+
+
+def test_a_v73_missing_view_indicator_marks_the_streamed_views(incomplete, tmp_path):
+    from test_io import _cell, _write_mat73
+
+    from core.data.io import load_dataset
+
+    flag = (~incomplete.observed).astype(np.float64)  # 1 = missing, as IMVC-CBG files store it
+    path = _write_mat73(
+        tmp_path / "inc.mat",
+        {"X": _cell(incomplete.views), "Y": incomplete.labels + 1.0, "MissingStatus": flag},
+    )
+    streamed, whole = open_streamed(path), load_dataset(path)
+    np.testing.assert_array_equal(streamed.observed, whole.observed)
+    np.testing.assert_array_equal(streamed.observed, incomplete.observed)
+    assert any("incomplete views" in w for w in streamed.warnings)
