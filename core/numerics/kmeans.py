@@ -17,12 +17,13 @@ basin, and the full run moves the centres to the fixed point on all rows.
 from __future__ import annotations
 
 from collections.abc import Generator
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from sklearn.cluster import KMeans
 
 from core.numerics.linalg import row_normalize
-from core.numerics.threads import single_threaded
+from core.numerics.threads import blas_threads, single_threaded
 
 __all__ = ["kmeans_labels", "kmeans_steps", "restart_size"]
 
@@ -74,21 +75,31 @@ def kmeans_steps(
             # leaves the full run a few iterations (ALPC's Zᵀ, 100k: 41 instead of 90)
             stages.append(sample)
             sample = x[np.sort(pick[:restart_rows])]
-    best: KMeans | None = None
-    for r in range(n_init):
+    seeds = [int(rng.integers(2**31 - 1)) for _ in range(n_init)]  # the serial loop's draws
+
+    def restart(seed: int) -> KMeans:
         km = KMeans(
-            n_clusters,
-            init=init,
-            n_init=1,
-            max_iter=max_iter,
-            random_state=int(rng.integers(2**31 - 1)),
-            algorithm="elkan",
+            n_clusters, init=init, n_init=1, max_iter=max_iter, random_state=seed, algorithm="elkan"
         )
-        with single_threaded():
-            km.fit(sample)
-        if best is None or km.inertia_ < best.inertia_ * (1 - 1e-12):
-            best = km
-        yield (r + 1) / (n_init + big)
+        return km.fit(sample)
+
+    # with ``restart_rows`` (above 20k rows) the restarts run in parallel batches, one per
+    # BLAS thread, each single-threaded as before: same runs, same winner, half the wall time
+    # on 2 cores (they were the serial part of ALPC's postprocess at 100k)
+    width = blas_threads() if big and restart_rows is not None else 1
+    best: KMeans | None = None
+    for first in range(0, n_init, width):
+        batch = seeds[first : first + width]
+        with single_threaded():  # entered between yields only
+            if len(batch) == 1:
+                runs = [restart(batch[0])]
+            else:
+                with ThreadPoolExecutor(len(batch)) as pool:
+                    runs = list(pool.map(restart, batch))
+        for km in runs:
+            if best is None or km.inertia_ < best.inertia_ * (1 - 1e-12):
+                best = km
+        yield (first + len(batch)) / (n_init + big)
     assert best is not None
     if not big:
         return np.asarray(best.labels_, dtype=np.int64), float(best.inertia_)

@@ -24,6 +24,11 @@ from core.methods.base import (
 )
 from core.methods.params import Param, ParamError, ParamSpec
 from core.numerics.kmeans import kmeans_steps, restart_size
+from core.numerics.landmark_spectral import (
+    LANDMARK_NEIGHBORS,
+    LANDMARKS_PER_CLUSTER,
+    landmark_spectral_steps,
+)
 from core.numerics.linalg import row_normalize
 from core.numerics.row_space import lift_all, with_axes
 from core.numerics.threads import blas_single
@@ -43,6 +48,8 @@ FORMULATIONS = ("code", "code_exactP", "paper")
 LAMBDA1_PER_ENTRY_ENERGY = 3.16
 #: automatic stopping: relative change of the objective (scale- and n-free)
 AUTO_REL_TOL = 1e-3
+#: how labels are read from Zᵀ by default (docs/defaults.md: 24 shared files, 3 seeds)
+LABELS_FROM = "spectral"
 #: automatic anchors: 10 per cluster, fewer when c is large (the cost grows as M³)
 MAX_AUTO_ANCHORS = 500
 
@@ -197,10 +204,16 @@ class ALPC(BaseSolver):
             Param(
                 "labels_from",
                 "choice",
-                "kmeans",
-                "'kmeans': k-means on the row-normalised Zᵀ (as the paper). 'argmax_R': the "
-                "largest entry of the learned sample-to-cluster matrix R (no k-means; diagnostic).",
-                choices=("kmeans", "argmax_R"),
+                LABELS_FROM,
+                "'spectral': spectral clustering of Zᵀ through a sparse graph tying every "
+                f"sample to its {LANDMARK_NEIGHBORS} nearest of {LANDMARKS_PER_CLUSTER}·c "
+                "landmarks (k-means centres of Zᵀ): Zᵀ = XK is a linear map of the data, "
+                "and k-means on it splits curved clusters such as handwritten digits "
+                "(Handwritten 0.886 -> 0.95, UCI-Digits 0.87 -> 0.95). 'kmeans': k-means on "
+                "the row-normalised Zᵀ (the paper and the authors' code). 'argmax_R': the "
+                "largest entry of the learned sample-to-cluster matrix R (no k-means; "
+                "diagnostic).",
+                choices=("spectral", "kmeans", "argmax_R"),
                 advanced=True,
             ),
         )
@@ -219,7 +232,7 @@ class ALPC(BaseSolver):
         formulation: str = "code",
         z_constraint: str = "none",
         kmeans_n_init: int = 20,
-        labels_from: str = "kmeans",
+        labels_from: str = LABELS_FROM,
         random_state: int | None = 0,
         dtype: str = "auto",
     ) -> None:
@@ -336,6 +349,12 @@ class ALPC(BaseSolver):
             zt, rt = st.materialise(views)
         if self.labels_from == "argmax_R":
             labels = np.argmax(rt, axis=1).astype(np.int64)
+        elif self.labels_from == "spectral":
+            msg = "spectral clustering of Zᵀ through a landmark graph"
+            steps = landmark_spectral_steps(
+                row_normalize(zt), c, rng["postprocess_kmeans"], n_init=self.kmeans_n_init
+            )
+            labels, _ = yield from rep.follow(steps, "postprocess", msg)
         else:
             msg = f"k-means ({self.kmeans_n_init} runs) on Zᵀ"
             km = kmeans_steps(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Generator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import scipy.linalg as sla
@@ -24,7 +25,7 @@ import scipy.sparse as sp
 
 from core.data.dataset import View
 from core.numerics.linalg import polar, project_simplex_rows
-from core.numerics.threads import blas_full
+from core.numerics.threads import blas_full, blas_single, blas_threads
 from core.numerics.view_products import data_dot, xt_dot
 
 __all__ = [
@@ -127,17 +128,28 @@ class GramState(ALPCState):
 
     def materialise(self, views: Sequence[View]) -> tuple[np.ndarray, np.ndarray]:
         # in row blocks written straight into Zᵀ and Rᵀ: summing whole per-view products
-        # held three n x (M + c) float64 arrays at once (2.6 GB next to the data at 1M)
+        # held three n x (M + c) float64 arrays at once (2.6 GB next to the data at 1M); the
+        # blocks run on the BLAS threads' count of Python threads, each product on one BLAS
+        # thread (the solver holds blas_single): a float32 view's float64 copy of a block was
+        # made on one core (100k x 1000: 0.6 s, a third of the floor); same values per block
         o, n, mm = self.offsets, views[0].shape[0], self.k.shape[1]
         both = np.hstack([self.k, self.kr])
         zt, rt = np.empty((n, mm)), np.empty((n, both.shape[1] - mm))
         step = max(1, MATERIALISE_BYTES // (8 * int(o[-1])))
-        for start in range(0, n, step):
+        dense = not any(sp.issparse(x) for x in views)
+        parts = [both[o[i] : o[i + 1]] for i in range(len(views))]
+
+        def block(start: int) -> None:
             rows = slice(start, min(start + step, n))
             out = sum(
-                data_dot(x[rows], both[o[i] : o[i + 1]], exact=True) for i, x in enumerate(views)
+                np.asarray(x[rows], dtype=np.float64) @ f if dense else data_dot(x[rows], f, True)
+                for x, f in zip(views, parts, strict=True)
             )
             zt[rows], rt[rows] = out[:, :mm], out[:, mm:]
+
+        # sparse views: data_dot sets the BLAS threads itself, so one block at a time
+        with ThreadPoolExecutor(blas_threads() if dense else 1) as pool:
+            list(pool.map(block, range(0, n, step)))
         return zt, rt
 
 
@@ -156,19 +168,39 @@ def use_gram(n: int, dims: Sequence[int]) -> bool:
 
 
 def gram_steps(views: Sequence[View], rows: int = 8192) -> Generator[float, None, np.ndarray]:
-    """XᵀX for X = [X_1 … X_V] (D x D, dense) in row blocks, yielding the fraction done."""
+    """XᵀX for X = [X_1 … X_V] (D x D, dense) in row blocks, yielding the fraction done.
+
+    float64 even for float32 data: every iteration solves with this Gram matrix, and a float32
+    one moved ALPC's fixed point (objective 5e-4 off on a 600-sample case). Dense views: the
+    blocks' products run in parallel on the BLAS threads' count of Python threads (one BLAS
+    thread each), so the float64 copy of a float32 block is no longer made on one core, and
+    are added in block order (the sum does not depend on the threads).
+    """
     n = views[0].shape[0]
-    gram = np.zeros((sum(x.shape[1] for x in views),) * 2)
-    for start in range(0, n, rows):
-        block = [x[start : start + rows] for x in views]
-        block = sp.hstack(block).tocsr() if any(sp.issparse(b) for b in block) else np.hstack(block)
-        # float64 even for float32 data: every iteration solves with this Gram matrix, and
-        # a float32 one moved ALPC's fixed point (objective 5e-4 off on a 600-sample case)
-        block = block.astype(np.float64, copy=False)
-        with blas_full(2.0 * block.shape[0] * gram.shape[0] ** 2):
-            g = block.T @ block
-        gram += g.toarray() if sp.issparse(g) else g
-        yield min(start + rows, n) / n
+    d = sum(x.shape[1] for x in views)
+    gram = np.zeros((d, d))
+    if any(sp.issparse(x) for x in views):
+        for start in range(0, n, rows):
+            block = sp.hstack([x[start : start + rows] for x in views]).tocsr()
+            g = block.astype(np.float64, copy=False)
+            with blas_full(2.0 * g.nnz * d):
+                gram += (g.T @ g).toarray()
+            yield min(start + rows, n) / n
+        return (gram + gram.T) / 2
+
+    def block(start: int) -> np.ndarray:
+        b = np.concatenate([x[start : start + rows] for x in views], axis=1, dtype=np.float64)
+        return b.T @ b
+
+    starts = list(range(0, n, rows))
+    width = blas_threads()
+    for first in range(0, len(starts), width):  # limits are entered between yields only
+        batch = starts[first : first + width]
+        limit = blas_single() if len(batch) > 1 else blas_full(2.0 * rows * d * d)
+        with limit, ThreadPoolExecutor(len(batch)) as pool:
+            for g in pool.map(block, batch):
+                gram += g
+        yield min(batch[-1] + rows, n) / n
     return (gram + gram.T) / 2
 
 
