@@ -85,7 +85,10 @@ def pkn_anchor_graph_steps(
     anchor_sq = row_sq_norms(anchors_t.T)
     idx = np.empty((n, k_eff), dtype=np.int64)
     val = np.empty((n, k_eff), dtype=np.float64)
-    step = max(64, min(n, PKN_BLOCK_BYTES // (x.dtype.itemsize * m)))
+    threads = blas_threads()
+    # at most a thread's share of the rows: a few hundred rows (predict's 500-sample check
+    # after every fit) still use every thread
+    step = max(64, min(-(-n // threads), PKN_BLOCK_BYTES // (x.dtype.itemsize * m)))
     per_sweep = max(1, PKN_SWEEP_BYTES // PKN_BLOCK_BYTES)
 
     refine = pkn_refiner(x.dtype, anchors, anchor_sq, k_eff)
@@ -101,7 +104,6 @@ def pkn_anchor_graph_steps(
             refine(part, gram, idx[start:stop], val[start:stop])
 
     starts = list(range(0, n, step))
-    threads = blas_threads()
     with ThreadPoolExecutor(threads) if threads > 1 else _Inline() as pool:
         for lo in range(0, len(starts), per_sweep):
             with blas_single():  # the threads are the parallelism
