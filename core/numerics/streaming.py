@@ -41,6 +41,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+#: bytes of one sub-block's rows x m anchor products (float32 and float64 copies)
+GRAM_BYTES = 16 << 20
+
 
 def streamed(views: Sequence[object]) -> bool:
     """Whether any view is read in row blocks."""
@@ -121,16 +124,21 @@ def stream_pkn_graph_steps(
     val = np.empty((n, k_eff), dtype=np.float64)
     # float32 data: the product in float32 (the floor of the pass), distances in float64
     anchors_t = np.ascontiguousarray(anchors.T, dtype=source.compute_dtype)
+    # a read block is large (few reads of HDF5 chunks); its rows x m products are taken a
+    # few MB at a time: a whole block's (rows x 1024 float64) product took 0.7 GB at 200k
+    sub = max(1, GRAM_BYTES // (12 * m))
     # as in memory: below float64 the k + 1 selected distances are recomputed in float64
     refine = pkn_refiner(source.compute_dtype, anchors, row_sq_norms(anchors_t.T), k_eff)
     for start, stop, block in source.blocks():
-        if refine is not None:
-            refine(block, np.ascontiguousarray(block @ anchors_t), idx[start:stop], val[start:stop])
-            yield stop / n
-            continue
-        gram = np.asarray(block @ anchors_t, dtype=np.float64)
-        sq = row_sq_norms(block).astype(np.float64)
-        idx[start:stop], val[start:stop] = pkn_rows(gram, sq, anchor_sq, k_eff)
+        for a in range(0, stop - start, sub):
+            part = block[a : a + sub]
+            lo, hi = start + a, start + a + part.shape[0]
+            if refine is not None:
+                refine(part, np.ascontiguousarray(part @ anchors_t), idx[lo:hi], val[lo:hi])
+                continue
+            gram = np.asarray(part @ anchors_t, dtype=np.float64)
+            sq = row_sq_norms(part).astype(np.float64)
+            idx[lo:hi], val[lo:hi] = pkn_rows(gram, sq, anchor_sq, k_eff)
         yield stop / n
     indptr = np.arange(0, n * k_eff + 1, k_eff, dtype=np.int64)
     z = sp.csr_matrix((val.ravel(), idx.ravel(), indptr), shape=(n, m))
