@@ -7,6 +7,7 @@ memory): every per-row dot product and group mean is gathered per view by a kern
 from __future__ import annotations
 
 from collections.abc import Generator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import scipy.linalg
@@ -22,7 +23,7 @@ from core.numerics.jit.graph import (
     gather_dense_mean,
     seed_gaps,
 )
-from core.numerics.threads import blas_single
+from core.numerics.threads import blas_single, blas_threads
 
 __all__ = ["bkhk_steps", "group_means", "kmeanspp_seeds", "pca_sketch", "two_seeds"]
 
@@ -133,6 +134,29 @@ def _times(views: Sequence[View], factors: Sequence[np.ndarray]) -> np.ndarray:
     return sum(np.asarray(x @ f.astype(x.dtype, copy=False)) for x, f in pairs)
 
 
+PROJECT_BLOCK_ROWS = 4096  # rows per thread's block in :func:`_times_threaded`
+
+
+def _times_threaded(views: Sequence[View], factors: Sequence[np.ndarray]) -> np.ndarray:
+    """:func:`_times` over row blocks, each block on one thread with one-thread BLAS.
+
+    A multi-threaded BLAS call leaves OpenBLAS's workers spinning for ~0.1 s after it returns
+    (measured: 20-50 ms of CPU in an idle 50 ms window), which took a core from the parallel
+    tree kernel that follows; explicit threads with one-thread BLAS leave nothing spinning.
+    """
+    n = views[0].shape[0]
+    out = np.empty((n, factors[0].shape[1]), dtype=np.result_type(views[0].dtype, np.float32))
+
+    def block(start: int) -> None:
+        part = [x[start : start + PROJECT_BLOCK_ROWS] for x in views]
+        out[start : start + PROJECT_BLOCK_ROWS] = _times(part, factors)
+
+    threads = blas_threads()
+    with blas_single(), ThreadPoolExecutor(threads) as pool:
+        list(pool.map(block, range(0, n, PROJECT_BLOCK_ROWS)))
+    return out
+
+
 def pca_sketch(
     views: Sequence[View],
     dim: int,
@@ -163,19 +187,19 @@ def pca_sketch(
         return [np.asarray(x.T @ q.astype(x.dtype, copy=False)) for x in part]
 
     def orthonormal(y: np.ndarray) -> np.ndarray:
-        # one thread: multi-threaded QR of an n x 80 block (and SVD of 80 x d) was 10x slower
-        # on a busy 2-core machine (30k rows: 2.2 s against 0.2 s)
-        with blas_single():
-            return scipy.linalg.qr(y, mode="economic", check_finite=False)[0]
+        return scipy.linalg.qr(y, mode="economic", check_finite=False)[0]
 
-    q = orthonormal(_times(part, [rng.standard_normal((x.shape[1], k)) for x in views]))
-    for _ in range(power_iter):  # each squares the singular values: sharper top directions
-        q = orthonormal(_times(part, transposed(q)))
-    b = np.vstack(transposed(q))  # Bᵀ = Xᵀ Q, d x k
+    # one thread: multi-threaded QR of an n x 80 block (and SVD of 80 x d) was 10x slower on a
+    # busy 2-core machine (30k rows: 2.2 s against 0.2 s), and multi-threaded products leave
+    # OpenBLAS's workers spinning (see _times_threaded)
     with blas_single():
+        q = orthonormal(_times(part, [rng.standard_normal((x.shape[1], k)) for x in views]))
+        for _ in range(power_iter):  # each squares the singular values: sharper directions
+            q = orthonormal(_times(part, transposed(q)))
+        b = np.vstack(transposed(q))  # Bᵀ = Xᵀ Q, d x k
         _, _, vt = scipy.linalg.svd(b.T, full_matrices=False, check_finite=False)
     directions = np.split(vt[:dim].T, np.cumsum([x.shape[1] for x in views])[:-1])
-    return np.ascontiguousarray(_times(views, directions))
+    return _times_threaded(views, directions)
 
 
 PCA_ABOVE = 5_000_000  # stored entries above which "auto" partitions the PCA sketch

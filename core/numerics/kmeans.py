@@ -51,6 +51,7 @@ def kmeans_steps(
     max_iter: int = 100,
     subsample: int = 20_000,
     restart_rows: int | None = None,
+    threads: int | None = None,
 ) -> Generator[float, None, tuple[np.ndarray, float]]:
     """``n_init`` seeded k-means runs on the rows of ``x`` (lowest inertia wins), yielding the
     fraction done between runs so a consumer can cancel; returns ``(labels, inertia)``.
@@ -58,6 +59,10 @@ def kmeans_steps(
     Above ``subsample`` rows the restarts run on ``subsample`` random rows, or on
     ``restart_rows`` of them when that is smaller (then the best is refined on the
     ``subsample`` rows), and the best centres are refined on all rows.
+
+    ``threads``: restarts run at a time (same runs, same winner); None: the BLAS threads'
+    count with ``restart_rows`` above ``subsample`` rows, else one (FMDC asks for all threads
+    at every size: its 10 starts are a fixed cost that does not shrink with n).
 
     ``init="random"`` starts from c random samples, as the authors' litekmeans (used by the
     paper-protocol benchmarks; BBCSport with ALPC: ACC 0.927 ± 0.021 over 10 seeds against
@@ -81,12 +86,14 @@ def kmeans_steps(
         km = KMeans(
             n_clusters, init=init, n_init=1, max_iter=max_iter, random_state=seed, algorithm="elkan"
         )
-        return km.fit(sample)
+        with single_threaded():  # in each thread: OpenMP's thread count is per thread
+            return km.fit(sample)
 
     # with ``restart_rows`` (above 20k rows) the restarts run in parallel batches, one per
     # BLAS thread, each single-threaded as before: same runs, same winner, half the wall time
     # on 2 cores (they were the serial part of ALPC's postprocess at 100k)
     width = blas_threads() if big and restart_rows is not None else 1
+    width = width if threads is None else max(1, threads)
     best: KMeans | None = None
     for first in range(0, n_init, width):
         batch = seeds[first : first + width]
@@ -128,6 +135,7 @@ def kmeans_labels(
     normalize: bool = True,
     max_iter: int = 100,
     subsample: int = 20_000,
+    threads: int | None = None,
 ) -> np.ndarray:
     """Labels of :func:`kmeans_steps` on the rows of ``f``, row-normalised first by default."""
     steps = kmeans_steps(
@@ -137,6 +145,7 @@ def kmeans_labels(
         n_init=n_init,
         max_iter=max_iter,
         subsample=subsample,
+        threads=threads,
     )
     while True:
         try:

@@ -21,7 +21,12 @@ import scipy.sparse as sp
 
 from core.data.blocks import is_source
 from core.numerics.anchors import SKETCH_DIM, bkhk_steps
-from core.numerics.graphs import clip_neighbors, pkn_anchor_graph_steps, row_sq_norms
+from core.numerics.graphs import (
+    clip_neighbors,
+    pkn_anchor_graph_steps,
+    pkn_refiner,
+    row_sq_norms,
+)
 from core.numerics.jit.graph import pkn_rows
 
 __all__ = [
@@ -122,12 +127,17 @@ def stream_pkn_graph_steps(
     # a read block is large (few reads of HDF5 chunks); its rows x m products are taken a
     # few MB at a time: a whole block's (rows x 1024 float64) product took 0.7 GB at 200k
     sub = max(1, GRAM_BYTES // (12 * m))
+    # as in memory: below float64 the k + 1 selected distances are recomputed in float64
+    refine = pkn_refiner(source.compute_dtype, anchors, row_sq_norms(anchors_t.T), k_eff)
     for start, stop, block in source.blocks():
         for a in range(0, stop - start, sub):
             part = block[a : a + sub]
+            lo, hi = start + a, start + a + part.shape[0]
+            if refine is not None:
+                refine(part, np.ascontiguousarray(part @ anchors_t), idx[lo:hi], val[lo:hi])
+                continue
             gram = np.asarray(part @ anchors_t, dtype=np.float64)
             sq = row_sq_norms(part).astype(np.float64)
-            lo, hi = start + a, start + a + part.shape[0]
             idx[lo:hi], val[lo:hi] = pkn_rows(gram, sq, anchor_sq, k_eff)
         yield stop / n
     indptr = np.arange(0, n * k_eff + 1, k_eff, dtype=np.int64)

@@ -36,6 +36,7 @@ from core.numerics.kmeans import kmeans_labels
 from core.numerics.row_space import lift_all
 from core.numerics.spectral import top_left_singular_vectors
 from core.numerics.streaming import anchor_steps, graph_steps
+from core.numerics.threads import blas_single, blas_threads
 
 log = logging.getLogger(__name__)
 
@@ -333,11 +334,14 @@ class FMDC(BaseSolver):
             scaled = sp.csr_matrix(
                 (stack.data * np.sqrt(1.0 / v), stack.indices, stack.indptr), shape=stack.shape
             )
-            embedding = top_left_singular_vectors(scaled, c, rng["svds_v0"])
+            with blas_single():  # threaded BLAS in ARPACK leaves OpenBLAS's workers spinning
+                embedding = top_left_singular_vectors(scaled, c, rng["svds_v0"])
         # restart 0: best of 10 k-means runs; later restarts: single runs with their own
         # seeds, so that restarts explore different starts (the lowest objective wins).
         g = rng["init"] if restart == 0 else rng["restarts"]
-        labels = kmeans_labels(embedding, c, g, n_init=10 if restart == 0 else 1)
+        labels = kmeans_labels(
+            embedding, c, g, n_init=10 if restart == 0 else 1, threads=blas_threads()
+        )
         return balance_empty_clusters(labels, c), embedding
 
     def _optimise(

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import scipy.sparse as sp
 
 from core.methods.fmdc.jit import csr_cross_product, place_csr_block
 from core.numerics.linalg import project_simplex, simplex_qp
+from core.numerics.threads import blas_single, blas_threads
 
 __all__ = [
     "balance_empty_clusters",
@@ -35,18 +37,24 @@ def cross_gram(zhats: Sequence[sp.csr_matrix]) -> np.ndarray:
     gram = np.zeros((v, v))
     dense = max(z.shape[1] for z in zhats) <= DENSE_CROSS_MAX
     zt = None if dense else [z.T.tocsr() for z in zhats]
-    for i in range(v):
-        for j in range(i, v):
-            if zt is None:
-                a, b = zhats[i], zhats[j]
-                prod = csr_cross_product(
-                    a.indptr, a.indices, a.data, b.indptr, b.indices, b.data,
-                    a.shape[1], b.shape[1],
-                )  # fmt: skip
-                gram[i, j] = gram[j, i] = float(np.vdot(prod, prod))
-            else:
-                prod = zt[i] @ zhats[j]
-                gram[i, j] = gram[j, i] = float(prod.multiply(prod).sum())
+
+    def entry(pair: tuple[int, int]) -> None:
+        i, j = pair
+        if zt is None:
+            a, b = zhats[i], zhats[j]
+            prod = csr_cross_product(
+                a.indptr, a.indices, a.data, b.indptr, b.indices, b.data, a.shape[1], b.shape[1]
+            )
+            gram[i, j] = gram[j, i] = float(np.vdot(prod, prod))
+        else:
+            prod = zt[i] @ zhats[j]
+            gram[i, j] = gram[j, i] = float(prod.multiply(prod).sum())
+
+    # the V(V+1)/2 products on all threads (the kernel releases the GIL), the dot products on
+    # one-thread BLAS: a threaded one leaves OpenBLAS's workers spinning for ~0.1 s
+    pairs = [(i, j) for i in range(v) for j in range(i, v)]
+    with blas_single(), ThreadPoolExecutor(min(blas_threads(), len(pairs))) as pool:
+        list(pool.map(entry, pairs))
     return gram
 
 

@@ -43,3 +43,19 @@ def test_restart_rows_leave_small_inputs_alone():
 def test_restart_size_grows_with_the_clusters():
     assert restart_size(2) == 5000
     assert restart_size(40) == 20_000
+
+
+def test_threaded_restarts_give_the_serial_result():
+    # overlapping blobs: restarts end in different local minima, so the choice among them
+    # (same seeds, lowest inertia, first on ties) is what is compared
+    x, _ = _blobs(3000, 8, seed=3)
+    x = x / 3.0
+    serial = _run(kmeans_steps(x, 8, np.random.default_rng(5), n_init=6))
+    rng = np.random.default_rng(5)
+    threaded = _run(kmeans_steps(x, 8, rng, n_init=6, threads=2))
+    np.testing.assert_array_equal(threaded[0], serial[0])
+    assert threaded[1] == serial[1]
+    # the random stream is left where the serial run leaves it
+    rng_serial = np.random.default_rng(5)
+    _run(kmeans_steps(x, 8, rng_serial, n_init=6))
+    assert rng.integers(1 << 30) == rng_serial.integers(1 << 30)
