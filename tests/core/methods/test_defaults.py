@@ -145,3 +145,33 @@ def test_alpc_automatic_lambda1_follows_the_data_scale_and_n():
     )
     np.testing.assert_array_equal(base.labels_, scaled.labels_)
     assert ALPC(ds.n_classes, lambda1=5.0, **kw).fit(views).resolved_params_["lambda1"] == 5.0
+
+
+def test_mvsc_hfd_anchors_are_2c_up_to_10_clusters_then_c_plus_10():
+    from core.methods.mvsc_hfd.solver import MVSCHFD
+
+    def anchors(n, c, **kw):
+        return MVSCHFD(c, **kw).resolve_defaults(n, c, [64, 64], [1.0, 1.0])["n_anchors"]
+
+    assert anchors(1000, 3) == 6 and anchors(2000, 10) == 20  # every shared file: 2c
+    assert anchors(1600, 100) == 110 and anchors(800, 40) == 50
+    assert anchors(15, 10) == 15  # at most n
+
+
+def test_mvsc_hfd_many_small_classes_keep_few_extra_anchors():
+    """20 classes of 16 samples: the automatic c + 10 anchors against 2c (given explicitly,
+    which wins) — with many clusters, extra anchors blur them."""
+    from core.data.demo import make_synthetic
+    from core.methods.mvsc_hfd.solver import MVSCHFD
+
+    auto_acc, twice_acc = [], []
+    for seed in (0, 1):
+        ds = make_synthetic(320, (64, 64, 64), 20, seed, latent_dim=16, separation=1.5)
+        views, _ = preprocess(ds.views, "auto", MVSCHFD.auto_preprocessing)
+        auto = MVSCHFD(20, random_state=seed).fit(views)
+        twice = MVSCHFD(20, n_anchors=40, random_state=seed).fit(views)
+        assert auto.resolved_params_["n_anchors"] == 30
+        assert twice.resolved_params_["n_anchors"] == 40
+        auto_acc.append(accuracy(ds.labels, auto.labels_))
+        twice_acc.append(accuracy(ds.labels, twice.labels_))
+    assert np.mean(auto_acc) >= np.mean(twice_acc) + 0.05
