@@ -33,6 +33,7 @@ import numpy as np
 from _common import DOCS, git_rev, machine
 
 PER_CLASS = 16
+READING = "## Reading"  # the doc's hand-written part from this heading on is kept
 
 
 def make_digit_pairs(seed: int = 0) -> SimpleNamespace:
@@ -101,7 +102,10 @@ def main() -> None:
                     labels = run_peer(name, concat, ds.n_classes, seed)
                 else:
                     labels, auto, _ = run_method(name, ds, seed)
-                    resolved[kind, name] = " ".join(f"{k}={v}" for k, v in auto.items())
+                    resolved[kind, name] = " ".join(
+                        f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                        for k, v in auto.items()
+                    )
                 acc, score = accuracy(ds.labels, labels), nmi(ds.labels, labels)
                 scores.setdefault((kind, name), []).append((acc, score))
                 print(f"{kind} seed {seed} {name:14s} ACC {acc:.3f} NMI {score:.3f}", flush=True)
@@ -132,10 +136,15 @@ def main() -> None:
         f"--data {args.data}`, "
         f"{date.today()}, commit {git_rev()}, {machine()}, load {os.getloadavg()[0]:.1f}",
     ]
-    text = "\n".join(lines) + "\n"
     from core.data.atomic import atomic_write
 
-    atomic_write(DOCS / "hundred_classes.md", text)
+    doc = DOCS / "hundred_classes.md"
+    old = doc.read_text() if doc.exists() else ""
+    if READING in old:  # the hand-written reading stays; re-read it against the new table
+        lines += ["", old[old.index(READING) :].rstrip()]
+    text = "\n".join(lines) + "\n"
+
+    atomic_write(doc, text)
     print(text)
 
 

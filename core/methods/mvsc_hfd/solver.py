@@ -20,7 +20,7 @@ from core.methods.base import (
     seed_streams,
 )
 from core.methods.mvsc_hfd import incomplete, updates
-from core.methods.mvsc_hfd.params import ANCHORS_PER_CLUSTER, PARAM_SPEC, SAMPLE_NORM
+from core.methods.mvsc_hfd.params import PARAM_SPEC, SAMPLE_NORM, auto_anchor_count
 from core.methods.params import ParamError
 from core.numerics.kmeans import kmeans_steps, restart_size
 from core.numerics.linalg import polar, polar_stable, row_normalize
@@ -130,8 +130,8 @@ class MVSCHFD(BaseSolver):
         self.dtype = dtype
 
     def resolve_defaults(self, n, c, dims, density):  # type: ignore[override]
-        # samples scaled into the model's unit ball, 2c anchors (docs/defaults.md)
-        return {"n_anchors": min(ANCHORS_PER_CLUSTER * c, n), "sample_norm": SAMPLE_NORM}
+        # samples scaled into the model's unit ball, 2c anchors (c + 10 above 10 clusters)
+        return {"n_anchors": auto_anchor_count(c, n), "sample_norm": SAMPLE_NORM}
 
     def _anchor_count(self) -> int:
         m = self.resolved("n_anchors")
@@ -188,7 +188,9 @@ class MVSCHFD(BaseSolver):
 
     @classmethod
     def estimate_memory(cls, n_samples, dims, params) -> int:  # type: ignore[override]
-        m = params.get("n_anchors") or ANCHORS_PER_CLUSTER * int(params.get("n_clusters", 2))
+        m = params.get("n_anchors") or auto_anchor_count(
+            int(params.get("n_clusters", 2)), n_samples
+        )
         first = min(min(dims), updates.WIDTH_CAP)
         return int(8 * (6 * n_samples * m + 3 * sum(dims) * first))
 

@@ -45,18 +45,39 @@ def test_unknown_rule_is_refused_by_name(views):
         choose_auto(views[0], "nope")
 
 
-def test_fmdc_defaults_grow_with_clusters_and_respect_cluster_size():
+def test_fmdc_defaults_grow_with_clusters_and_keep_12_to_15_neighbours():
     def sized(n, c, **kw):
         return FMDC(c, **kw).resolve_defaults(n, c, [10, 20], [1.0, 1.0])
 
     assert sized(2000, 10) == {"n_anchors": 128, "n_neighbors": 12}  # the paper's 128
-    many = sized(1600, 100)  # 100 classes of 16 samples
-    assert many["n_anchors"] == 512  # 8 per cluster, snapped, at most n/2
-    assert 3 <= many["n_neighbors"] <= 1600 // 100
-    assert many["n_neighbors"] <= many["n_anchors"] // 100 + 1
+    assert sized(2000, 3) == {"n_anchors": 128, "n_neighbors": 15}  # the paper's 15
+    # 100 classes of 16 samples: 8 anchors per cluster, snapped, at most n/2; the 5 anchors
+    # a cluster owns would split the classes, so the neighbours stay at 12 (docs/defaults.md)
+    assert sized(1600, 100) == {"n_anchors": 512, "n_neighbors": 12}
+    assert sized(210, 7) == {"n_anchors": 64, "n_neighbors": 12}  # MSRC's shape: m/c = 9
     assert sized(20000, 5)["n_anchors"] == 1024
     # an explicit anchor count sizes the automatic neighbours; explicit values win
     assert sized(2000, 10, n_anchors=512)["n_neighbors"] == 15
+
+
+def test_fmdc_automatic_neighbours_keep_small_classes_together():
+    """20 classes of 16 samples: the automatic 12 neighbours against the 6 of the rule
+    "anchors a cluster owns" (128 anchors / 20), which split classes; 6 given explicitly wins."""
+    from core.data.demo import make_synthetic
+
+    auto_acc, six_acc = [], []
+    for seed in (0, 2):
+        ds = make_synthetic(320, (64, 64, 64), 20, seed, latent_dim=16, separation=1.5)
+        views, _ = preprocess(ds.views, "auto", FMDC.auto_preprocessing)
+        auto = FMDC(20, random_state=0).fit(views)
+        six = FMDC(20, n_neighbors=6, random_state=0).fit(views)
+        assert auto.resolved_params_["n_neighbors"] == 12
+        assert six.resolved_params_["n_neighbors"] == 6
+        assert six.view_graphs_[0].getnnz(axis=1).max() == 6
+        auto_acc.append(accuracy(ds.labels, auto.labels_))
+        six_acc.append(accuracy(ds.labels, six.labels_))
+    assert np.mean(auto_acc) >= 0.95
+    assert np.mean(auto_acc) >= np.mean(six_acc) + 0.02
 
 
 def test_explicit_values_win_and_resolved_values_are_recorded():
@@ -124,3 +145,33 @@ def test_alpc_automatic_lambda1_follows_the_data_scale_and_n():
     )
     np.testing.assert_array_equal(base.labels_, scaled.labels_)
     assert ALPC(ds.n_classes, lambda1=5.0, **kw).fit(views).resolved_params_["lambda1"] == 5.0
+
+
+def test_mvsc_hfd_anchors_are_2c_up_to_10_clusters_then_c_plus_10():
+    from core.methods.mvsc_hfd.solver import MVSCHFD
+
+    def anchors(n, c, **kw):
+        return MVSCHFD(c, **kw).resolve_defaults(n, c, [64, 64], [1.0, 1.0])["n_anchors"]
+
+    assert anchors(1000, 3) == 6 and anchors(2000, 10) == 20  # every shared file: 2c
+    assert anchors(1600, 100) == 110 and anchors(800, 40) == 50
+    assert anchors(15, 10) == 15  # at most n
+
+
+def test_mvsc_hfd_many_small_classes_keep_few_extra_anchors():
+    """20 classes of 16 samples: the automatic c + 10 anchors against 2c (given explicitly,
+    which wins) — with many clusters, extra anchors blur them."""
+    from core.data.demo import make_synthetic
+    from core.methods.mvsc_hfd.solver import MVSCHFD
+
+    auto_acc, twice_acc = [], []
+    for seed in (0, 1):
+        ds = make_synthetic(320, (64, 64, 64), 20, seed, latent_dim=16, separation=1.5)
+        views, _ = preprocess(ds.views, "auto", MVSCHFD.auto_preprocessing)
+        auto = MVSCHFD(20, random_state=seed).fit(views)
+        twice = MVSCHFD(20, n_anchors=40, random_state=seed).fit(views)
+        assert auto.resolved_params_["n_anchors"] == 30
+        assert twice.resolved_params_["n_anchors"] == 40
+        auto_acc.append(accuracy(ds.labels, auto.labels_))
+        twice_acc.append(accuracy(ds.labels, twice.labels_))
+    assert np.mean(auto_acc) >= np.mean(twice_acc) + 0.05
