@@ -1,0 +1,383 @@
+"""DTLL's ALM kernels in the Fourier domain (per-sample orientation, dtll spec §6).
+
+The tensors are held as (V, C, N) in time and (V, C, F) in frequency (F = N//2 + 1), so the
+FFT along the samples runs over contiguous rows. A Fourier slice is the C × V matrix
+X[c, v] = T̂[v, c, f]. Its singular values and the GST shrinkage come from the q × q Gram
+matrix, q = min(C, V) (3 for three views): a Hermitian Jacobi eigen-decomposition of 3 × 3
+instead of a one-sided Jacobi SVD of the 10 × 3 slice (a third of the work, no allocation
+per slice). The NumPy twins are in tests/core/methods/test_dtll_fourier.py.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import prange
+
+from core.numerics.jit.config import JIT, PARALLEL_JIT, njit
+from core.numerics.jit.tensor import gst_threshold
+
+__all__ = ["dual_update", "fourier_shrink", "fourier_sp_norm", "hermitian_eig", "label_argmax"]
+
+_EIG_SWEEPS = 40
+_GST_STEPS = 4  # as jit.tensor.gst (the reference code's fixed-point steps)
+_EIG_EPS = 1e-15
+_CHUNK = 512  # frequencies per parallel task
+
+
+@njit(**JIT)
+def hermitian_eig(k: np.ndarray, u: np.ndarray) -> None:
+    """Cyclic Jacobi on a small Hermitian matrix ``k`` (q × q), in place.
+
+    On return ``k`` is diagonal (the eigenvalues, real, unsorted) and ``u`` unitary with
+    k_in = u diag(k_out) uᴴ.
+    """
+    q = k.shape[0]
+    scale = 0.0
+    for i in range(q):
+        scale += abs(k[i, i].real)
+        for j in range(q):
+            u[i, j] = 1.0 if i == j else 0.0
+    # off-diagonals below eps·trace move no eigenvalue beyond the Gram matrix's own
+    # rounding (a relative rule never ends on rank-deficient slices)
+    small = _EIG_EPS * scale
+    for _ in range(_EIG_SWEEPS):
+        rotated = False
+        for i in range(q - 1):
+            for j in range(i + 1, q):
+                g = abs(k[i, j])
+                a = k[i, i].real
+                b = k[j, j].real
+                if g <= small:
+                    continue
+                rotated = True
+                ph = (k[i, j] / g).conjugate()  # column j times ph makes k[i, j] real
+                zeta = (b - a) / (2.0 * g)
+                t = (1.0 if zeta >= 0.0 else -1.0) / (abs(zeta) + math.sqrt(1.0 + zeta * zeta))
+                c = 1.0 / math.sqrt(1.0 + t * t)
+                s = c * t
+                for r in range(q):  # columns: k <- k Q, u <- u Q
+                    ki = k[r, i]
+                    kj = k[r, j] * ph
+                    k[r, i] = c * ki - s * kj
+                    k[r, j] = s * ki + c * kj
+                    ui = u[r, i]
+                    uj = u[r, j] * ph
+                    u[r, i] = c * ui - s * uj
+                    u[r, j] = s * ui + c * uj
+                phc = ph.conjugate()
+                for r in range(q):  # rows: k <- Qᴴ k
+                    ki = k[i, r]
+                    kj = k[j, r] * phc
+                    k[i, r] = c * ki - s * kj
+                    k[j, r] = s * ki + c * kj
+                k[i, j] = 0.0
+                k[j, i] = 0.0
+                k[i, i] = k[i, i].real
+                k[j, j] = k[j, j].real
+        if not rotated:
+            break
+
+
+@njit(**JIT)
+def _gst_factor(s: float, thr: float, tau: float, p: float) -> float:
+    """GST(s; τ, p)/s for a singular value s ≥ 0 (``jit.tensor.gst`` with its threshold
+    computed once per call, not per value)."""
+    if s <= thr or s <= 0.0:
+        return 0.0
+    if tau <= 0.0:
+        return 1.0
+    t = s
+    if p == 0.5:  # the default: t^(-1/2) by sqrt, a third of the cost of pow
+        for _ in range(_GST_STEPS):
+            t = s - p * tau / math.sqrt(t)
+    else:
+        for _ in range(_GST_STEPS):
+            t = s - p * tau * t ** (p - 1.0)
+    return t / s
+
+
+@njit(**JIT)
+def _abs2(z: complex) -> float:
+    return z.real * z.real + z.imag * z.imag
+
+
+@njit(**JIT)
+def _eig3(k: np.ndarray) -> tuple[float, float, float]:
+    """Eigenvalues of a 3 × 3 Hermitian matrix in closed form (trigonometric solution of
+    the characteristic cubic); absolute error ~ eps·‖k‖, enough for the objective."""
+    a, b, c = k[0, 0].real, k[1, 1].real, k[2, 2].real
+    off = _abs2(k[0, 1]) + _abs2(k[0, 2]) + _abs2(k[1, 2])
+    mean = (a + b + c) / 3.0
+    p2 = (a - mean) ** 2 + (b - mean) ** 2 + (c - mean) ** 2 + 2.0 * off
+    if p2 <= 0.0:
+        return mean, mean, mean
+    pp = math.sqrt(p2 / 6.0)
+    a, b, c = (a - mean) / pp, (b - mean) / pp, (c - mean) / pp
+    x01, x02, x12 = k[0, 1] / pp, k[0, 2] / pp, k[1, 2] / pp
+    det = a * b * c + 2.0 * (x01 * x12 * x02.conjugate()).real
+    det -= a * _abs2(x12) + b * _abs2(x02) + c * _abs2(x01)
+    phi = math.acos(min(1.0, max(-1.0, 0.5 * det))) / 3.0
+    e1 = mean + 2.0 * pp * math.cos(phi)
+    e3 = mean + 2.0 * pp * math.cos(phi + 2.0 * math.pi / 3.0)
+    return e1, 3.0 * mean - e1 - e3, e3
+
+
+@njit(**JIT)
+def _gram(t: np.ndarray, f: int, k: np.ndarray) -> None:
+    """Gram matrix of slice f over its smaller side: XᴴX (V ≤ C) or XXᴴ (C < V)."""
+    nv, nc = t.shape[0], t.shape[1]
+    if nv <= nc:
+        for a in range(nv):
+            for b in range(a, nv):
+                acc = 0.0j
+                for c in range(nc):
+                    acc += t[a, c, f].conjugate() * t[b, c, f]
+                k[a, b] = acc
+                k[b, a] = acc.conjugate()
+    else:
+        for a in range(nc):
+            for b in range(a, nc):
+                acc = 0.0j
+                for v in range(nv):
+                    acc += t[v, a, f] * t[v, b, f].conjugate()
+                k[a, b] = acc
+                k[b, a] = acc.conjugate()
+
+
+_GAP = 1e-5  # relative eigenvalue gap above which 3 x 3 eigenvectors come from cross products
+
+
+@njit(**JIT)
+def _null_vector3(k: np.ndarray, e: float, out: np.ndarray) -> None:
+    """Unit vector x with (k − eI)x = 0 for a simple eigenvalue e of a 3 × 3 Hermitian k:
+    the largest of the cross products of two rows (a·(a×b) = 0 holds without conjugation)."""
+    best = -1.0
+    for r1, r2 in ((0, 1), (0, 2), (1, 2)):
+        a0, a1, a2 = k[r1, 0], k[r1, 1], k[r1, 2]
+        b0, b1, b2 = k[r2, 0], k[r2, 1], k[r2, 2]
+        if r1 == 0:
+            a0 -= e
+        else:
+            a1 -= e
+        if r2 == 1:
+            b1 -= e
+        else:
+            b2 -= e
+        c0 = a1 * b2 - a2 * b1
+        c1 = a2 * b0 - a0 * b2
+        c2 = a0 * b1 - a1 * b0
+        norm = _abs2(c0) + _abs2(c1) + _abs2(c2)
+        if norm > best:
+            best = norm
+            out[0], out[1], out[2] = c0, c1, c2
+    scale = 1.0 / math.sqrt(best) if best > 0.0 else 0.0
+    for i in range(3):
+        out[i] *= scale
+
+
+@njit(**JIT)
+def _shrink_matrix(
+    k: np.ndarray,
+    u: np.ndarray,
+    fac: np.ndarray,
+    w: np.ndarray,
+    thr: float,
+    tau: float,
+    p: float,
+) -> bool:
+    """W = Σ_j GST(σ_j)/σ_j · u_j u_jᴴ for the Gram matrix k = Σ_j σ_j² u_j u_jᴴ (q × q,
+    destroyed). False when GST zeroes every σ. For q = 3 the eigenvalues come in closed
+    form, and when every kept one is apart from the others by more than _GAP relative, its
+    vector from cross products; otherwise, and for q ≠ 3, from Jacobi."""
+    q = k.shape[0]
+    if q == 3:
+        e = _eig3(k)
+        top = max(e[0], max(e[1], e[2]))
+        if top <= thr * thr:
+            return False
+        simple = True
+        for a in range(3):
+            fac[a] = _gst_factor(math.sqrt(max(e[a], 0.0)), thr, tau, p)
+            if fac[a] > 0.0:
+                for b in range(3):
+                    if b != a and abs(e[a] - e[b]) <= _GAP * top:
+                        simple = False
+        if simple:
+            x = u[0]  # scratch row
+            for i in range(3):
+                for j in range(3):
+                    w[i, j] = 0.0
+            for a in range(3):
+                if fac[a] > 0.0:
+                    _null_vector3(k, e[a], x)
+                    for i in range(3):
+                        xi = fac[a] * x[i]
+                        for j in range(3):
+                            w[i, j] += xi * x[j].conjugate()
+            return True
+    hermitian_eig(k, u)
+    kept = False
+    for a in range(q):
+        fac[a] = _gst_factor(math.sqrt(max(k[a, a].real, 0.0)), thr, tau, p)
+        kept = kept or fac[a] > 0.0
+    for a in range(q):
+        for b in range(q):
+            acc = 0.0j
+            for e in range(q):
+                acc += u[a, e] * fac[e] * u[b, e].conjugate()
+            w[a, b] = acc
+    return kept
+
+
+@njit(**PARALLEL_JIT)
+def fourier_shrink(
+    g_hat: np.ndarray, m_hat: np.ndarray, mu: float, tau: float, p: float, j_hat: np.ndarray
+) -> None:
+    """J-step and the Fourier half of the M-step, slice by slice (dtll spec §6.2-6.3).
+
+    T̂ = Ĝ + M̂/μ; every slice X = U Σ Wᴴ becomes Ĵ = U·GST(Σ; τ, p)·Wᴴ, computed as X·K
+    (or K·X) with K = W diag(GST(σ)/σ) Wᴴ from the Gram matrix; then M̂ += μ(Ĝ − Ĵ).
+    """
+    nv, nc, nf = g_hat.shape
+    q = min(nv, nc)
+    thr = gst_threshold(tau, p)
+    for chunk in prange((nf + _CHUNK - 1) // _CHUNK):
+        k = np.empty((q, q), dtype=np.complex128)
+        u = np.empty((q, q), dtype=np.complex128)
+        w = np.empty((q, q), dtype=np.complex128)
+        x = np.empty((nv, nc), dtype=np.complex128)
+        fac = np.empty(q)
+        t = np.empty((nv, nc, 1), dtype=np.complex128)
+        for f in range(chunk * _CHUNK, min(nf, (chunk + 1) * _CHUNK)):
+            total = 0.0
+            for v in range(nv):
+                for c in range(nc):
+                    z = g_hat[v, c, f] + m_hat[v, c, f] / mu
+                    t[v, c, 0] = z
+                    total += z.real * z.real + z.imag * z.imag
+            if total <= thr * thr:  # σ_max² ≤ Σσ² = ‖X‖²_F ≤ thr²: GST zeroes the slice
+                for v in range(nv):
+                    for c in range(nc):
+                        j_hat[v, c, f] = 0.0
+                        m_hat[v, c, f] += mu * g_hat[v, c, f]
+                continue
+            _gram(t, 0, k)
+            if not _shrink_matrix(k, u, fac, w, thr, tau, p):
+                for v in range(nv):
+                    for c in range(nc):
+                        j_hat[v, c, f] = 0.0
+                        m_hat[v, c, f] += mu * g_hat[v, c, f]
+                continue
+            if nv <= nc:  # Ĵ = X K: column v' of each row c
+                for c in range(nc):
+                    for b in range(nv):
+                        acc = 0.0j
+                        for a in range(nv):
+                            acc += t[a, c, 0] * w[a, b]
+                        x[b, c] = acc
+            else:  # Ĵ = K X
+                for v in range(nv):
+                    for a in range(nc):
+                        acc = 0.0j
+                        for b in range(nc):
+                            acc += w[a, b] * t[v, b, 0]
+                        x[v, a] = acc
+            for v in range(nv):
+                for c in range(nc):
+                    j_hat[v, c, f] = x[v, c]
+                    m_hat[v, c, f] += mu * (g_hat[v, c, f] - x[v, c])
+
+
+@njit(**PARALLEL_JIT)
+def fourier_sp_norm(g_hat: np.ndarray, p: float, n: int) -> float:
+    """‖𝒢‖_{S_p}^p = Σ_f Σ_j σ_j(Ĝ_f)^p over all n FFT slices (conjugates of the rfft
+    slices counted twice). Eigenvalues below 1e-14 × the slice's largest count as 0 (the
+    rounding level of a Gram matrix; σ^p would turn it into noise for p < 1)."""
+    nv, nc, nf = g_hat.shape
+    q = min(nv, nc)
+    nchunks = (nf + _CHUNK - 1) // _CHUNK
+    part = np.zeros(nchunks)
+    for chunk in prange(nchunks):
+        k = np.empty((q, q), dtype=np.complex128)
+        u = np.empty((q, q), dtype=np.complex128)
+        ev = np.empty(q)
+        acc = 0.0
+        for f in range(chunk * _CHUNK, min(nf, (chunk + 1) * _CHUNK)):
+            _gram(g_hat, f, k)
+            if q == 3:
+                ev[0], ev[1], ev[2] = _eig3(k)
+            else:
+                hermitian_eig(k, u)
+                for a in range(q):
+                    ev[a] = k[a, a].real
+            top = 0.0
+            for a in range(q):
+                top = max(top, ev[a])
+            s = 0.0
+            for a in range(q):
+                if ev[a] > 1e-14 * top:
+                    s += math.sqrt(math.sqrt(ev[a])) if p == 0.5 else ev[a] ** (0.5 * p)
+            weight = 1.0 if f == 0 or (n % 2 == 0 and f == nf - 1) else 2.0
+            acc += weight * s
+        part[chunk] = acc
+    return part.sum()
+
+
+@njit(**JIT)
+def label_argmax(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    data: np.ndarray,
+    h: np.ndarray,
+    weight: float,
+    mu: float,
+    j: np.ndarray,
+    m: np.ndarray,
+    labels: np.ndarray,
+) -> int:
+    """G-step of one view (Eq. 19), in place: label_i = argmax_c (w·S H + μJ − M)[i, c]
+    (first index on ties), with ``j`` and ``m`` this view's C × N slices. Returns the number
+    of labels changed."""
+    n = labels.shape[0]
+    nc = h.shape[1]
+    row = np.empty(nc)
+    changed = 0
+    for i in range(n):
+        for c in range(nc):
+            row[c] = 0.0
+        for e in range(indptr[i], indptr[i + 1]):
+            a = data[e]
+            col = indices[e]
+            for c in range(nc):
+                row[c] += a * h[col, c]
+        best = 0
+        bestval = -np.inf
+        for c in range(nc):
+            val = weight * row[c] + mu * j[c, i] - m[c, i]
+            if val > bestval:
+                bestval = val
+                best = c
+        if best != labels[i]:
+            changed += 1
+            labels[i] = best
+    return changed
+
+
+@njit(**PARALLEL_JIT)
+def dual_update(labels: np.ndarray, j: np.ndarray, m: np.ndarray, mu: float) -> float:
+    """M-step in time (Eq. 28), in place: M += μ(G − J) with G the one-hot labels (V × N);
+    returns the residual max|G − J|."""
+    nv, nc, n = j.shape
+    res = np.zeros(nv * nc)
+    for vc in prange(nv * nc):
+        v = vc // nc
+        c = vc % nc
+        r = 0.0
+        for i in range(n):
+            d = (1.0 if labels[v, i] == c else 0.0) - j[v, c, i]
+            r = max(r, abs(d))
+            m[v, c, i] += mu * d
+        res[vc] = r
+    return res.max()
