@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 from numba import prange
 
@@ -23,15 +24,17 @@ __all__ = ["dual_update", "fourier_shrink", "fourier_sp_norm", "hermitian_eig", 
 _EIG_SWEEPS = 40
 _GST_STEPS = 4  # as jit.tensor.gst (the reference code's fixed-point steps)
 _EIG_EPS = 1e-15
+_PARALLEL_SIZE = 1 << 20  # tensor entries above which the kernels run on all threads
 _CHUNK = 512  # frequencies per parallel task
 
 
 @njit(**JIT)
-def hermitian_eig(k: np.ndarray, u: np.ndarray) -> None:
+def hermitian_eig(k: np.ndarray, u: np.ndarray, tol: float = _EIG_EPS) -> None:
     """Cyclic Jacobi on a small Hermitian matrix ``k`` (q × q), in place.
 
     On return ``k`` is diagonal (the eigenvalues, real, unsorted) and ``u`` unitary with
-    k_in = u diag(k_out) uᴴ.
+    k_in = u diag(k_out) uᴴ, up to off-diagonals of ``tol`` × the trace. An eigenvalue's
+    error is of second order in those, so eigenvalues alone need only tol ~ 1e-8.
     """
     q = k.shape[0]
     scale = 0.0
@@ -41,7 +44,7 @@ def hermitian_eig(k: np.ndarray, u: np.ndarray) -> None:
             u[i, j] = 1.0 if i == j else 0.0
     # off-diagonals below eps·trace move no eigenvalue beyond the Gram matrix's own
     # rounding (a relative rule never ends on rank-deficient slices)
-    small = _EIG_EPS * scale
+    small = tol * scale
     for _ in range(_EIG_SWEEPS):
         rotated = False
         for i in range(q - 1):
@@ -146,6 +149,7 @@ def _gram(t: np.ndarray, f: int, k: np.ndarray) -> None:
                 k[b, a] = acc.conjugate()
 
 
+_ZERO_EIG = 1e-12
 _GAP = 1e-5  # relative eigenvalue gap above which 3 x 3 eigenvectors come from cross products
 
 
@@ -231,8 +235,7 @@ def _shrink_matrix(
     return kept
 
 
-@njit(**PARALLEL_JIT)
-def fourier_shrink(
+def _fourier_shrink(
     g_hat: np.ndarray, m_hat: np.ndarray, mu: float, tau: float, p: float, j_hat: np.ndarray
 ) -> None:
     """J-step and the Fourier half of the M-step, slice by slice (dtll spec §6.2-6.3).
@@ -290,11 +293,11 @@ def fourier_shrink(
                     m_hat[v, c, f] += mu * (g_hat[v, c, f] - x[v, c])
 
 
-@njit(**PARALLEL_JIT)
-def fourier_sp_norm(g_hat: np.ndarray, p: float, n: int) -> float:
+def _fourier_sp_norm(g_hat: np.ndarray, p: float, n: int) -> float:
     """‖𝒢‖_{S_p}^p = Σ_f Σ_j σ_j(Ĝ_f)^p over all n FFT slices (conjugates of the rfft
-    slices counted twice). Eigenvalues below 1e-14 × the slice's largest count as 0 (the
-    rounding level of a Gram matrix; σ^p would turn it into noise for p < 1)."""
+    slices counted twice). Gram eigenvalues below _ZERO_EIG × the slice's largest count as 0:
+    the closed-form roots are exact to ~1e-14 of the largest, and σ^p (p < 1) would turn
+    that rounding into visible noise (a one-hot 𝒢 has many exactly rank-deficient slices)."""
     nv, nc, nf = g_hat.shape
     q = min(nv, nc)
     nchunks = (nf + _CHUNK - 1) // _CHUNK
@@ -306,9 +309,16 @@ def fourier_sp_norm(g_hat: np.ndarray, p: float, n: int) -> float:
         acc = 0.0
         for f in range(chunk * _CHUNK, min(nf, (chunk + 1) * _CHUNK)):
             _gram(g_hat, f, k)
+            close = True
             if q == 3:
                 ev[0], ev[1], ev[2] = _eig3(k)
-            else:
+                top = max(ev[0], max(ev[1], ev[2]))
+                close = (
+                    abs(ev[0] - ev[1]) <= _GAP * top
+                    or abs(ev[0] - ev[2]) <= _GAP * top
+                    or abs(ev[1] - ev[2]) <= _GAP * top
+                )
+            if close:  # the cubic's roots lose ~sqrt(eps) where two nearly coincide
                 hermitian_eig(k, u)
                 for a in range(q):
                     ev[a] = k[a, a].real
@@ -317,7 +327,7 @@ def fourier_sp_norm(g_hat: np.ndarray, p: float, n: int) -> float:
                 top = max(top, ev[a])
             s = 0.0
             for a in range(q):
-                if ev[a] > 1e-14 * top:
+                if ev[a] > _ZERO_EIG * top:
                     s += math.sqrt(math.sqrt(ev[a])) if p == 0.5 else ev[a] ** (0.5 * p)
             weight = 1.0 if f == 0 or (n % 2 == 0 and f == nf - 1) else 2.0
             acc += weight * s
@@ -365,8 +375,7 @@ def label_argmax(
     return changed
 
 
-@njit(**PARALLEL_JIT)
-def dual_update(labels: np.ndarray, j: np.ndarray, m: np.ndarray, mu: float) -> float:
+def _dual_update(labels: np.ndarray, j: np.ndarray, m: np.ndarray, mu: float) -> float:
     """M-step in time (Eq. 28), in place: M += μ(G − J) with G the one-hot labels (V × N);
     returns the residual max|G − J|."""
     nv, nc, n = j.shape
@@ -381,3 +390,38 @@ def dual_update(labels: np.ndarray, j: np.ndarray, m: np.ndarray, mu: float) -> 
             m[v, c, i] += mu * d
         res[vc] = r
     return res.max()
+
+
+_SHRINK = njit(**PARALLEL_JIT)(_fourier_shrink)
+_SP_NORM = njit(**PARALLEL_JIT)(_fourier_sp_norm)
+_DUAL = njit(**PARALLEL_JIT)(_dual_update)
+
+
+def _run(kernel, size: int, *args):
+    """Small tensors on the calling thread alone: a parallel region waits for a free core,
+    which on a busy machine costs more than the work (one build, so one cache entry)."""
+    if size >= _PARALLEL_SIZE:
+        return kernel(*args)
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        return kernel(*args)
+    finally:
+        numba.set_num_threads(before)
+
+
+def fourier_shrink(
+    g_hat: np.ndarray, m_hat: np.ndarray, mu: float, tau: float, p: float, j_hat: np.ndarray
+) -> None:
+    """J-step and the Fourier half of the M-step (``_fourier_shrink``), in place."""
+    _run(_SHRINK, g_hat.size, g_hat, m_hat, mu, tau, p, j_hat)
+
+
+def fourier_sp_norm(g_hat: np.ndarray, p: float, n: int) -> float:
+    """‖𝒢‖_{S_p}^p from the rfft slices Ĝ (``_fourier_sp_norm``)."""
+    return float(_run(_SP_NORM, g_hat.size, g_hat, p, n))
+
+
+def dual_update(labels: np.ndarray, j: np.ndarray, m: np.ndarray, mu: float) -> float:
+    """M += μ(G − J) in place; the residual max|G − J| (``_dual_update``)."""
+    return float(_run(_DUAL, j.size, labels, j, m, mu))
