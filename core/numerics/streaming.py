@@ -21,7 +21,12 @@ import scipy.sparse as sp
 
 from core.data.blocks import is_source
 from core.numerics.anchors import SKETCH_DIM, bkhk_steps
-from core.numerics.graphs import clip_neighbors, pkn_anchor_graph_steps, row_sq_norms
+from core.numerics.graphs import (
+    clip_neighbors,
+    pkn_anchor_graph_steps,
+    pkn_refiner,
+    row_sq_norms,
+)
 from core.numerics.jit.graph import pkn_rows
 
 __all__ = [
@@ -116,7 +121,13 @@ def stream_pkn_graph_steps(
     val = np.empty((n, k_eff), dtype=np.float64)
     # float32 data: the product in float32 (the floor of the pass), distances in float64
     anchors_t = np.ascontiguousarray(anchors.T, dtype=source.compute_dtype)
+    # as in memory: below float64 the k + 1 selected distances are recomputed in float64
+    refine = pkn_refiner(source.compute_dtype, anchors, row_sq_norms(anchors_t.T), k_eff)
     for start, stop, block in source.blocks():
+        if refine is not None:
+            refine(block, np.ascontiguousarray(block @ anchors_t), idx[start:stop], val[start:stop])
+            yield stop / n
+            continue
         gram = np.asarray(block @ anchors_t, dtype=np.float64)
         sq = row_sq_norms(block).astype(np.float64)
         idx[start:stop], val[start:stop] = pkn_rows(gram, sq, anchor_sq, k_eff)

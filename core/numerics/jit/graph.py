@@ -32,29 +32,34 @@ def _insert_smallest(dist: np.ndarray, idx: np.ndarray, size: int, d: float, j: 
 
 
 @njit(**JIT)
-def _pkn_row(
+def _pkn_select(
     gram: np.ndarray,
     i: int,
     base: float,
     anchor_sq: np.ndarray,
-    k: int,
-    out_idx: np.ndarray,
-    out_w: np.ndarray,
+    dist: np.ndarray,
+    idx: np.ndarray,
 ) -> None:
-    """PKN indices and weights of row i of a block (see :func:`pkn_rows`)."""
-    m = gram.shape[1]
-    dist = np.empty(k + 1, dtype=np.float64)
-    idx = np.empty(k + 1, dtype=np.int64)
+    """The len(dist) = k + 1 nearest anchors of row i of a block, ascending, into dist/idx."""
+    m, cap = gram.shape[1], dist.shape[0]
     size = 0
     worst = np.inf  # the current (k+1)-th smallest: most entries fail this one test
     for j in range(m):
         d = base + anchor_sq[j] - 2.0 * gram[i, j]
         if d < 0.0:
             d = 0.0
-        if size <= k or d < worst:
+        if size < cap or d < worst:
             size = _insert_smallest(dist, idx, size, d, j)
-            if size == k + 1:
-                worst = dist[k]
+            if size == cap:
+                worst = dist[cap - 1]
+
+
+@njit(**JIT)
+def _pkn_weights(
+    dist: np.ndarray, idx: np.ndarray, i: int, out_idx: np.ndarray, out_w: np.ndarray
+) -> None:
+    """PKN weights of row i from its k + 1 ascending distances (see :func:`pkn_rows`)."""
+    k = dist.shape[0] - 1
     ref = dist[k]
     den = 0.0
     for h in range(k):
@@ -66,6 +71,23 @@ def _pkn_row(
             out_w[i, h] = (ref - dist[h]) / den
         else:
             out_w[i, h] = 1.0 / k
+
+
+@njit(**JIT)
+def _pkn_row(
+    gram: np.ndarray,
+    i: int,
+    base: float,
+    anchor_sq: np.ndarray,
+    k: int,
+    out_idx: np.ndarray,
+    out_w: np.ndarray,
+) -> None:
+    """PKN indices and weights of row i of a block (see :func:`pkn_rows`)."""
+    dist = np.empty(k + 1, dtype=np.float64)
+    idx = np.empty(k + 1, dtype=np.int64)
+    _pkn_select(gram, i, base, anchor_sq, dist, idx)
+    _pkn_weights(dist, idx, i, out_idx, out_w)
 
 
 @njit(**PARALLEL_JIT)
@@ -99,6 +121,96 @@ def pkn_rows_into(
     callers that run several row blocks at once in their own threads (nogil)."""
     for i in range(gram.shape[0]):
         _pkn_row(gram, i, row_sq[i], anchor_sq, k, out_idx, out_w)
+
+
+@njit(**JIT)
+def _dot64(x: np.ndarray, r: int, a: np.ndarray, j: int) -> float:
+    """x[r] . a[j] accumulated in float64, in four running sums (a single chain waits on the
+    add latency: 4x slower at d = 600)."""
+    d = x.shape[1]
+    s0 = s1 = s2 = s3 = 0.0
+    top = d - d % 4
+    for f in range(0, top, 4):
+        s0 += np.float64(x[r, f]) * a[j, f]
+        s1 += np.float64(x[r, f + 1]) * a[j, f + 1]
+        s2 += np.float64(x[r, f + 2]) * a[j, f + 2]
+        s3 += np.float64(x[r, f + 3]) * a[j, f + 3]
+    for f in range(top, d):
+        s0 += np.float64(x[r, f]) * a[j, f]
+    return (s0 + s1) + (s2 + s3)
+
+
+@njit(**JIT)
+def _resort(dist: np.ndarray, idx: np.ndarray) -> None:
+    """Insertion sort of the k + 1 refined distances (ties by anchor index)."""
+    for h in range(1, dist.shape[0]):
+        d, j = dist[h], idx[h]
+        pos = h
+        while pos > 0 and (dist[pos - 1] > d or (dist[pos - 1] == d and idx[pos - 1] > j)):
+            dist[pos] = dist[pos - 1]
+            idx[pos] = idx[pos - 1]
+            pos -= 1
+        dist[pos] = d
+        idx[pos] = j
+
+
+@njit(**JIT)
+def pkn_rows_refined_into(
+    gram: np.ndarray,
+    x: np.ndarray,
+    anchors: np.ndarray,
+    row_sq: np.ndarray,
+    anchor_sq: np.ndarray,
+    anchor_sq64: np.ndarray,
+    k: int,
+    out_idx: np.ndarray,
+    out_w: np.ndarray,
+) -> None:
+    """:func:`pkn_rows_into` for a low-precision block: the k + 1 nearest anchors are chosen
+    from ``gram`` (float32 products with ``anchor_sq`` of the float32 anchors), then only their
+    distances are recomputed in float64 from the block ``x`` (dense, b x d) and the float64
+    ``anchors`` (m x d, norms ``anchor_sq64``) before the weights. The weights divide
+    differences of nearby distances: from float32 products they carried ~1e-4 relative errors.
+    """
+    dist = np.empty(k + 1, dtype=np.float64)
+    idx = np.empty(k + 1, dtype=np.int64)
+    for i in range(gram.shape[0]):
+        _pkn_select(gram, i, row_sq[i], anchor_sq, dist, idx)
+        for h in range(k + 1):
+            d = row_sq[i] + anchor_sq64[idx[h]] - 2.0 * _dot64(x, i, anchors, idx[h])
+            dist[h] = d if d > 0.0 else 0.0
+        _resort(dist, idx)
+        _pkn_weights(dist, idx, i, out_idx, out_w)
+
+
+@njit(**JIT)
+def pkn_rows_refined_csr_into(
+    gram: np.ndarray,
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    data: np.ndarray,
+    anchors: np.ndarray,
+    row_sq: np.ndarray,
+    anchor_sq: np.ndarray,
+    anchor_sq64: np.ndarray,
+    k: int,
+    out_idx: np.ndarray,
+    out_w: np.ndarray,
+) -> None:
+    """:func:`pkn_rows_refined_into` for a CSR block given by its arrays."""
+    dist = np.empty(k + 1, dtype=np.float64)
+    idx = np.empty(k + 1, dtype=np.int64)
+    for i in range(gram.shape[0]):
+        _pkn_select(gram, i, row_sq[i], anchor_sq, dist, idx)
+        for h in range(k + 1):
+            j = idx[h]
+            s = 0.0
+            for p in range(indptr[i], indptr[i + 1]):
+                s += np.float64(data[p]) * anchors[j, indices[p]]
+            d = row_sq[i] + anchor_sq64[j] - 2.0 * s
+            dist[h] = d if d > 0.0 else 0.0
+        _resort(dist, idx)
+        _pkn_weights(dist, idx, i, out_idx, out_w)
 
 
 @njit(**JIT)
