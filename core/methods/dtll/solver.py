@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Generator
+from functools import partial
 from typing import ClassVar
 
 import numpy as np
@@ -20,6 +21,7 @@ from core.methods.base import (
 )
 from core.methods.dtll import incomplete
 from core.methods.dtll.alm import MU0, AlmParams, AlmState, alm_step
+from core.methods.dtll.fourier import FourierState, fourier_step
 from core.methods.dtll.params import PARAM_SPEC
 from core.methods.dtll.updates import (
     anchor_count,
@@ -39,6 +41,9 @@ log = logging.getLogger(__name__)
 
 __all__ = ["DTLL", "anchor_count"]  # anchor_count re-exported for the GUI
 
+#: the per-sample ALM runs in the Fourier domain (dtll/fourier.py); False runs the reference
+#: step of alm.py with the same iterates up to rounding (tests compare the two)
+FOURIER_STEP = True
 STREAMS = ["anchors", "init", "postprocess_kmeans", "restarts", "svds_v0"]
 
 
@@ -285,25 +290,33 @@ class DTLL(BaseSolver):
         """The ALM on rows permuted by ``order`` (``observed`` too); labels are returned in
         the original order."""
         n, nv, c = graphs[0].shape[0], len(graphs), self.n_clusters
-        st = AlmState(
-            rows=[nnz_rows(g) for g in graphs],
-            view_labels=np.tile(labels0, (nv, 1)),
-            big_g=np.zeros((n, c, nv)),
-            big_j=np.zeros((n, c, nv)),
-            big_m=np.zeros((n, c, nv)),
-            alpha=np.full(nv, 1.0 / nv),
-            mu=MU0,
-            missing=None if observed is None else [np.flatnonzero(~o) for o in observed.T],
-        )
+        missing = None if observed is None else [np.flatnonzero(~o) for o in observed.T]
         alm = AlmParams(
             self.lam, self.schatten_p, self.weight_exponent, self.orientation, self.repair_empty
         )
+        start = np.tile(labels0, (nv, 1))
+        alpha0 = np.full(nv, 1.0 / nv)
+        if FOURIER_STEP and self.orientation == "per_sample":
+            st = FourierState([nnz_rows(g) for g in graphs], start, alpha0, MU0, c, missing)
+            step_fn = partial(fourier_step, graphs, st, alm)
+        else:
+            st = AlmState(
+                rows=[nnz_rows(g) for g in graphs],
+                view_labels=start,
+                big_g=np.zeros((n, c, nv)),
+                big_j=np.zeros((n, c, nv)),
+                big_m=np.zeros((n, c, nv)),
+                alpha=alpha0,
+                mu=MU0,
+                missing=missing,
+            )
+            step_fn = partial(alm_step, graphs, st, c, alm)
         history: list[float] = []
         extra: dict[str, list[float]] = {"residual": [], "changed": [], "repairs": [], "mu": []}
         converged, it, stable, shown = False, 0, 0, None
         for it in range(1, self.max_iter + 1):
             with blas_single():
-                obj, step = alm_step(graphs, st, c, alm)
+                obj, step = step_fn()
             history.append(obj)
             for key, value in step.items():
                 extra[key].append(value)
