@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -24,6 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication
+
+from benchmarks.gui_probes import thread_sched
 
 TICK_MS = 5
 TRACE = "--trace" in sys.argv
@@ -38,30 +41,37 @@ class StallMeter:
         self.timer = QTimer()
         self.timer.setInterval(TICK_MS)
         self.timer.timeout.connect(self._tick)
+        self.tid = threading.get_native_id()
         self.gaps: list[float] = []
         self.busy: list[float] = []
-        self._last = self._last_cpu = 0.0
+        self.queued: list[float] = []  # time the thread was runnable but had no core
+        self._last = self._last_cpu = self._last_wait = 0.0
 
     def start(self) -> None:
-        self.gaps, self.busy = [], []
+        self.gaps, self.busy, self.queued = [], [], []
         self._last, self._last_cpu = time.perf_counter(), time.thread_time()
+        self._last_wait = thread_sched(self.tid)[1]
         self.timer.start()
 
     def _tick(self) -> None:
-        now, cpu = time.perf_counter(), time.thread_time()
+        now, cpu, wait = time.perf_counter(), time.thread_time(), thread_sched(self.tid)[1]
         self.gaps.append((now - self._last) * 1000 - TICK_MS)
         self.busy.append((cpu - self._last_cpu) * 1000)
-        self._last, self._last_cpu = now, cpu
+        self.queued.append((wait - self._last_wait) * 1000)
+        self._last, self._last_cpu, self._last_wait = now, cpu, wait
 
     def stop(self) -> dict[str, float]:
         self.timer.stop()
         g = np.maximum(np.array(self.gaps or [0.0]), 0)
+        worst = int(np.argmax(g))
         return {
             "ticks": len(g),
             "p50_ms": float(np.percentile(g, 50)),
             "p99_ms": float(np.percentile(g, 99)),
             "max_ms": float(g.max()),
             "busy_max_ms": float(max(self.busy or [0.0])),
+            "worst_cpu_ms": self.busy[worst] if self.busy else 0.0,
+            "worst_queued_ms": self.queued[worst] if self.queued else 0.0,
         }
 
 
@@ -70,7 +80,6 @@ class StallTracer:
     not ticked for ``limit_ms`` (it may itself wake late if C code holds the GIL)."""
 
     def __init__(self, meter: StallMeter, limit_ms: float = 150.0) -> None:
-        import threading
 
         self.meter, self.limit = meter, limit_ms / 1000
         self.main_id = threading.get_ident()
@@ -193,9 +202,14 @@ def main() -> int:
 
 
 def _fmt(s: dict[str, float]) -> str:
+    """The stall figures; the worst gap is split into the GUI thread's own CPU, its wait for
+    a core, and the rest (blocked: the GIL held by another thread of the window, or idle)."""
+    rest = s["max_ms"] + TICK_MS - s["worst_cpu_ms"] - s["worst_queued_ms"]
     return (
         f"max {s['max_ms']:.0f} ms, p99 {s['p99_ms']:.1f} ms, p50 {s['p50_ms']:.1f} ms "
-        f"over {s['ticks']} ticks; GUI-thread CPU in one gap: max {s['busy_max_ms']:.0f} ms"
+        f"over {s['ticks']} ticks; GUI-thread CPU in one gap: max {s['busy_max_ms']:.0f} ms; "
+        f"worst gap = own CPU {s['worst_cpu_ms']:.0f} + waiting for a core "
+        f"{s['worst_queued_ms']:.0f} + other {max(rest, 0):.0f} ms"
     )
 
 
