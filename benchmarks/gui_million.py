@@ -191,8 +191,10 @@ def main() -> int:
     path = synthetic_file(args.folder, "mvc-gui", args.n, write_npz, dims)
     folder = path.parent
     app = ProfiledApp.instance() or ProfiledApp([])
+    from mvc_gui.run.priority import favour_event_loop
     from mvc_gui.window.main_window import MainWindow
 
+    favour_event_loop()  # as mvc-gui does at start (mvc_gui/app.py)
     settings = QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat)
     win = MainWindow(settings)
     win.resize(1280, 800)

@@ -85,6 +85,7 @@ class RunController(QObject):
         run_id = self._next_id
         self.session = session
         self.history = RunHistory(run_id, method, solver.get_params())
+        self.history.truth = session.labels  # what the worker scores and counts against
         self._pending = (run_id, solver, session, paused)
         self.run_started.emit(self.history)
         self.busy_changed.emit(True)
@@ -206,9 +207,14 @@ class RunController(QObject):
 
     def _final_result(self, history: RunHistory, end: RunEnd) -> RunResult:
         session = self.session
+        truth = session.labels
+        # the worker scored the final labels already (a relabelling of the solver's, same
+        # scores): no pass over a million labels here
+        final = history.final
+        scored = final is not None and bool(final.metrics) and history.truth is truth
         result = RunResult.from_solver(
             end.solver,
-            true_labels=session.labels,
+            true_labels=None if scored else truth,
             view_names=session.view_names,
             dataset=_dataset_record(session),
             preprocessing=end.preprocessing,
@@ -216,6 +222,8 @@ class RunController(QObject):
             sample_ids=_own_ids(session),
             class_names=session.dataset.class_names,
         )
+        if scored:
+            result.true_labels, result.metrics = np.asarray(truth), dict(final.metrics)
         idx = session.view_indices
         with contextlib.suppress(DataError, ValueError):  # incomplete views: none
             if end.prediction_stats is not None:  # computed where the run ran, not here
@@ -266,6 +274,6 @@ def _dataset_record(session: DataSession) -> dict[str, Any]:
         "n_samples": ds.n_samples,
         "views": session.view_names,
         "dims": [int(ds.views[i].shape[1]) for i in session.view_indices],
-        "n_classes": ds.n_classes,
+        "n_classes": session.n_classes,
         "labels_known": bool(np.any(ds.labels is not None)),
     }
