@@ -151,7 +151,7 @@ class Phases:
     def __init__(self, pss: PssSampler, trace: float | None, stacks: bool) -> None:
         self.pss, self.meter, self.probe = pss, StallMeter(), IdleProbe()
         self.limit = trace or 30.0
-        self.profiler = EventProfiler(min(15.0, self.limit / 2)) if trace else None
+        self.profiler = EventProfiler() if trace else None
         ProfiledApp.profiler = self.profiler
         if stacks:
             StallTracer(self.meter)
@@ -168,7 +168,7 @@ class Phases:
         lines = [_fmt(self.meter.stop()), "  " + self.probe.stop()]
         if self.profiler is not None:
             self.profiler.stop()
-            lines.append(self.profiler.report(self.limit))
+            lines.append(self.profiler.report(self.limit, gap=self.meter.busiest_gap()))
         return "\n".join(lines)
 
 

@@ -47,7 +47,7 @@ def thread_sched(tid: int) -> tuple[float, float]:
 class EventProfiler:
     """Top-level events of the GUI thread that took more than ``keep_ms`` of its own CPU."""
 
-    def __init__(self, keep_ms: float = 15.0, sample_ms: float = 2.0) -> None:
+    def __init__(self, keep_ms: float = 2.0, sample_ms: float = 2.0) -> None:
         self.keep, self.sample = keep_ms / 1000, sample_ms / 1000
         self.main_id = threading.get_ident()
         self.events: list[dict] = []
@@ -99,8 +99,9 @@ class EventProfiler:
             if frame is not None:
                 samples[_where(frame)] += 1
 
-    def report(self, limit_ms: float = 30.0, most: int = 8) -> str:
-        """The events over ``limit_ms`` of GUI-thread CPU, longest first, with where they were."""
+    def report(self, limit_ms: float = 30.0, most: int = 8, gap=None) -> str:
+        """The events over ``limit_ms`` of GUI-thread CPU, longest first, with where they were;
+        with ``gap`` = (start, end), also the events (over 2 ms) inside that gap."""
         long = sorted(
             (e for e in self.events if e["cpu_ms"] > limit_ms), key=lambda e: -e["cpu_ms"]
         )
@@ -108,12 +109,17 @@ class EventProfiler:
             f"  GUI-thread events over {limit_ms:.0f} ms of its own CPU: {len(long)} "
             f"(GUI-thread CPU in events: {self.total_cpu:.1f} s)"
         ]
-        for e in long[:most]:
-            where = "; ".join(f"{w} x{c}" for w, c in e["where"]) or "(no Python frame sampled)"
-            lines.append(
-                f"    {e['cpu_ms']:5.0f} ms CPU ({e['wall_ms']:.0f} ms wall) {e['event']}: {where}"
-            )
+        lines += [_event_line(e) for e in long[:most]]
+        if gap is not None:
+            inside = [e for e in self.events if gap[0] <= e["at"] <= gap[1]]
+            lines.append(f"  the events over {self.keep * 1000:.0f} ms in the busiest gap:")
+            lines += [_event_line(e) for e in inside[:most]]
         return "\n".join(lines)
+
+
+def _event_line(e: dict) -> str:
+    where = "; ".join(f"{w} x{c}" for w, c in e["where"]) or "(no Python frame sampled)"
+    return f"    {e['cpu_ms']:5.0f} ms CPU ({e['wall_ms']:.0f} ms wall) {e['event']}: {where}"
 
 
 def _where(frame) -> str:

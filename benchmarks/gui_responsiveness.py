@@ -45,10 +45,11 @@ class StallMeter:
         self.gaps: list[float] = []
         self.busy: list[float] = []
         self.queued: list[float] = []  # time the thread was runnable but had no core
+        self.at: list[float] = []  # when each gap ended (perf_counter)
         self._last = self._last_cpu = self._last_wait = 0.0
 
     def start(self) -> None:
-        self.gaps, self.busy, self.queued = [], [], []
+        self.gaps, self.busy, self.queued, self.at = [], [], [], []
         self._last, self._last_cpu = time.perf_counter(), time.thread_time()
         self._last_wait = thread_sched(self.tid)[1]
         self.timer.start()
@@ -58,6 +59,7 @@ class StallMeter:
         self.gaps.append((now - self._last) * 1000 - TICK_MS)
         self.busy.append((cpu - self._last_cpu) * 1000)
         self.queued.append((wait - self._last_wait) * 1000)
+        self.at.append(now)
         self._last, self._last_cpu, self._last_wait = now, cpu, wait
 
     def stop(self) -> dict[str, float]:
@@ -73,6 +75,13 @@ class StallMeter:
             "worst_cpu_ms": self.busy[worst] if self.busy else 0.0,
             "worst_queued_ms": self.queued[worst] if self.queued else 0.0,
         }
+
+    def busiest_gap(self) -> tuple[float, float]:
+        """(start, end) of the gap in which the GUI thread used the most CPU."""
+        if not self.busy:
+            return 0.0, 0.0
+        i = int(np.argmax(self.busy))
+        return self.at[i] - (self.gaps[i] + TICK_MS) / 1000, self.at[i]
 
 
 class StallTracer:

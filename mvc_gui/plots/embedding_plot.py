@@ -175,7 +175,10 @@ class EmbeddingPlot(PlotBox):
 
     def set_layout(self, xy: np.ndarray, final: bool = False) -> None:
         first = self.xy is None
-        self.xy = np.asarray(xy, dtype=float)
+        xy = np.asarray(xy)
+        # a layout frame of the child comes as float32: kept so (a float64 copy of a million
+        # points took the GUI thread ~30 ms a frame); the rasteriser reads either
+        self.xy = xy if xy.dtype in (np.float32, np.float64) else xy.astype(float)
         self._tree = None
         if first:
             self._recolour()

@@ -85,9 +85,10 @@ def warm_up(background: bool = True) -> None:
         _warmed = True
 
     def load() -> None:
-        xy = np.zeros((1, 2))
-        rasterise(xy, np.ones(1, np.uint16), np.zeros(1, np.uint32), np.ones(1, np.int64),
-                  (1.0, 0.0, 0.0, 1.0, 0.0, 0.0), 2, 2)  # fmt: skip
+        for dtype in (np.float32, np.float64):  # layout frames, and final layouts
+            xy = np.zeros((1, 2), dtype=dtype)
+            rasterise(xy, np.ones(1, np.uint16), np.zeros(1, np.uint32), np.ones(1, np.int64),
+                      (1.0, 0.0, 0.0, 1.0, 0.0, 0.0), 2, 2)  # fmt: skip
 
     if background:
         threading.Thread(target=load, name="raster-warm-up", daemon=True).start()
