@@ -22,7 +22,12 @@ def test_labels_are_drawn_once_per_change_with_the_workers_counts(
     emb = win.plots["embedding"]
     drawn, versions = [], []
     real = emb.set_labels
-    monkeypatch.setattr(emb, "set_labels", lambda l, c=None: (drawn.append(l), real(l, c))[1])
+
+    def spy(labels, counts=None):
+        drawn.append(labels)
+        real(labels, counts)
+
+    monkeypatch.setattr(emb, "set_labels", spy)
     win.controller.iteration_done.connect(lambda h: versions.append(h.labels_version))
     win.method_panel.set_params({"n_clusters": 3, "max_iter": 20, "delay": 0.05})
     with qtbot.waitSignal(win.controller.run_finished, timeout=60_000):
