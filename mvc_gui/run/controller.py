@@ -19,6 +19,7 @@ C code then cannot stall the window, and Stop can terminate it even inside a lon
 from __future__ import annotations
 
 import contextlib
+import functools
 from typing import Any
 
 import numpy as np
@@ -151,6 +152,7 @@ class RunController(QObject):
             worker = SolverWorker(run_id, solver, session, parent=self)
         # Plain closures, not bound methods or sender(): PySide6 can deliver a queued
         # signal to a stale Python wrapper when a new QObject reuses a deleted one's address.
+        worker.build_result = functools.partial(final_result, session, self.history.truth)
         worker.frames_ready.connect(lambda: self._on_worker_frames_ready(worker))
         worker.ended.connect(lambda end: self._on_worker_ended(worker, end))
         self._worker = worker
@@ -206,37 +208,15 @@ class RunController(QObject):
         self._launch_pending()
 
     def _final_result(self, history: RunHistory, end: RunEnd) -> RunResult:
-        session = self.session
-        truth = session.labels
-        # the worker scored the final labels already (a relabelling of the solver's, same
-        # scores): no pass over a million labels here
-        final = history.final
-        scored = final is not None and bool(final.metrics) and history.truth is truth
-        result = RunResult.from_solver(
-            end.solver,
-            true_labels=None if scored else truth,
-            view_names=session.view_names,
-            dataset=_dataset_record(session),
-            preprocessing=end.preprocessing,
-            total_seconds=end.elapsed,
-            sample_ids=_own_ids(session),
-            class_names=session.dataset.class_names,
-        )
-        if scored:
-            result.true_labels, result.metrics = np.asarray(truth), dict(final.metrics)
-        idx = session.view_indices
-        with contextlib.suppress(DataError, ValueError):  # incomplete views: none
-            if end.prediction_stats is not None:  # computed where the run ran, not here
-                history.prediction = PredictionModel.from_solver(
-                    end.solver,
-                    [session.dataset.views[i] for i in idx],
-                    end.preprocessing,
-                    idx,
-                    stats=end.prediction_stats,
-                )
+        """The run record the worker built, or built here (a worker that could not)."""
+        if end.result is None:
+            end.result, end.prediction = final_result(
+                self.session, history.truth, history.final, end
+            )
+        history.prediction = end.prediction
         # result.labels stay the solver's own numbers (the same file as `mvc run` writes);
         # history.labels keep the renumbering that holds colours steady, for display only
-        return result
+        return end.result
 
     def _partial_result(self, history: RunHistory) -> RunResult | None:
         if history.labels is None or self.session is None:
@@ -259,6 +239,40 @@ class RunController(QObject):
             sample_ids=_own_ids(self.session),
             class_names=self.session.dataset.class_names,
         )
+
+
+def final_result(
+    session: DataSession, truth: np.ndarray | None, final: Any, end: RunEnd
+) -> tuple[RunResult, PredictionModel | None]:
+    """The record of a finished run and its model for new samples. Runs in the worker thread:
+    the frame of the final state carries the scores (computed where the run ran, against
+    ``truth``: the reference labels when the run started)."""
+    scored = final is not None and bool(final.metrics) and truth is not None
+    truth = truth if scored else session.labels
+    result = RunResult.from_solver(
+        end.solver,
+        true_labels=None if scored else truth,
+        view_names=session.view_names,
+        dataset=_dataset_record(session),
+        preprocessing=end.preprocessing,
+        total_seconds=end.elapsed,
+        sample_ids=_own_ids(session),
+        class_names=session.dataset.class_names,
+    )
+    if scored:
+        result.true_labels, result.metrics = np.asarray(truth), dict(final.metrics)
+    prediction = None
+    idx = session.view_indices
+    with contextlib.suppress(DataError, ValueError):  # incomplete views: none
+        if end.prediction_stats is not None:  # computed where the run ran, not here
+            prediction = PredictionModel.from_solver(
+                end.solver,
+                [session.dataset.views[i] for i in idx],
+                end.preprocessing,
+                idx,
+                stats=end.prediction_stats,
+            )
+    return result, prediction
 
 
 def _own_ids(session: DataSession) -> list[str] | None:
