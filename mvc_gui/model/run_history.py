@@ -128,6 +128,7 @@ class RunHistory:
         #: counts every change of ``labels``: a panel redraws the labels only when it moved
         self.labels_version = 0
         self.counts: np.ndarray | None = None  # samples per cluster of ``labels``
+        self.label_metrics: dict[str, float] = {}  # the scores of ``labels``
         self.truth_counts: np.ndarray | None = None  # true class x cluster counts of ``labels``
         self.extras: dict[str, float] = {}  # the latest state's secondary scalars
         self.final: Frame | None = None
@@ -153,6 +154,7 @@ class RunHistory:
                 self.labels_version += 1
                 self.counts, self.truth_counts = frame.counts, frame.truth_counts
             self.labels = frame.labels
+            self.label_metrics = frame.metrics
             self.solver_labels = np.asarray(st.labels, dtype=np.int64)
         if frame.heat is not None:
             self.heat = frame.heat

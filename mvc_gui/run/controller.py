@@ -225,6 +225,12 @@ class RunController(QObject):
         from core.numerics.metrics import all_metrics
 
         labels = history.solver_labels if history.solver_labels is not None else history.labels
+        if truth is None:
+            metrics = {}
+        elif history.truth is truth and history.label_metrics:  # scored by the worker
+            metrics = dict(history.label_metrics)
+        else:
+            metrics = all_metrics(truth, labels)
         return RunResult(
             method=history.method,
             params=history.params,
@@ -234,7 +240,7 @@ class RunController(QObject):
             objective_history=list(history.objective),
             n_iter=history.iterations[-1] if history.iterations else 0,
             stopped_early=True,
-            metrics={} if truth is None else all_metrics(truth, labels),
+            metrics=metrics,
             dataset=_dataset_record(self.session),
             sample_ids=_own_ids(self.session),
             class_names=self.session.dataset.class_names,

@@ -216,3 +216,18 @@ def test_final_scores_come_from_the_worker_and_equal_the_run_records(
     assert result.metrics.keys() == expected.keys()
     for key, value in expected.items():
         assert abs(result.metrics[key] - value) < 1e-12, key
+
+
+def test_a_stopped_runs_scores_equal_its_labels_scores(qtbot, controller, small_dataset):
+    from core.numerics.metrics import all_metrics
+
+    session = DataSession(small_dataset)
+    controller.start("fake", {"n_clusters": 3, "max_iter": 500, "delay": 0.02}, session)
+    qtbot.waitUntil(lambda: controller.history.labels is not None, timeout=30_000)
+    with qtbot.waitSignal(controller.run_stopped, timeout=5000):
+        controller.stop()
+    result = controller.history.result
+    expected = all_metrics(session.labels, result.labels)
+    assert result.metrics.keys() == expected.keys()
+    for key, value in expected.items():
+        assert abs(result.metrics[key] - value) < 1e-12, key
