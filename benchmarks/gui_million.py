@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _scale_data import SCALE_DIMS, load_average, synthetic_file, write_synthetic
 from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
 
 from benchmarks.gui_probes import EventProfiler, IdleProbe, ProfiledApp
 from benchmarks.gui_responsiveness import StallMeter, StallTracer, _fmt, wait_until
@@ -190,7 +191,8 @@ def main() -> int:
     dims = tuple(int(d) for d in args.dims.split(","))
     path = synthetic_file(args.folder, "mvc-gui", args.n, write_npz, dims)
     folder = path.parent
-    app = ProfiledApp.instance() or ProfiledApp([])
+    # without --trace a plain QApplication: the profiling notify() needs the GIL per event
+    app = QApplication.instance() or (ProfiledApp if args.trace else QApplication)([])
     from mvc_gui.run.priority import favour_event_loop
     from mvc_gui.window.main_window import MainWindow
 
