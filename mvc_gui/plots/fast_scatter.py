@@ -66,8 +66,12 @@ class FastScatter(pg.GraphicsObject):
                 [premultiplied_argb(c.getRgb()) for c in self._colours], dtype=np.uint32
             )
             self._widths = np.array([float(px) for _, px in styles])
+        moved = xy is not self._xy  # a recolouring keeps the points: same bounds
         self._xy, self._codes = xy, codes
         self._version += 1
+        if not moved:
+            self.update()
+            return
         lo_hi = _range(xy)
         if np.isfinite(lo_hi).all():
             self._range = lo_hi
