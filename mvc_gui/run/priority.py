@@ -16,7 +16,13 @@ import os
 import sys
 import threading
 
-__all__ = ["CHILD_NICENESS", "GIL_SWITCH_S", "favour_event_loop", "lower_priority"]
+__all__ = [
+    "CHILD_NICENESS",
+    "GIL_SWITCH_S",
+    "favour_event_loop",
+    "lower_priority",
+    "lower_thread_priority",
+]
 
 #: added to the child's niceness on POSIX (0 = normal, 19 = lowest)
 CHILD_NICENESS = 5
@@ -37,6 +43,21 @@ def lower_priority() -> None:
             os.nice(CHILD_NICENESS)
     except (OSError, AttributeError):
         pass  # not permitted or not supported: run at normal priority
+
+
+def lower_thread_priority() -> None:
+    """Lower the calling thread's priority, and so that of every process it starts (Linux:
+    niceness is per thread and inherited by children). The file loading thread calls it: the
+    reader and summary children it starts pass over gigabytes at 1M samples and took the
+    window's core while it drew the new data (measured by benchmarks/gui_million.py).
+    Elsewhere a no-op: there niceness belongs to the whole process, the window's included."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + CHILD_NICENESS)
+    except (OSError, AttributeError):
+        pass
 
 
 def favour_event_loop(solver_in_child: bool = True) -> None:
