@@ -45,3 +45,28 @@ def write_synthetic(folder: Path, n: int, dims, c: int, dtype: str, seed: int = 
     del outs
     stamp.write_text(json.dumps(spec))
     return folder
+
+
+#: the scale benchmarks' views (benchmarks/scale.py, gui_million.py, stream_cli.py)
+SCALE_DIMS = (100, 300, 600)
+
+
+def load_average() -> list[str]:
+    """The 1, 5 and 15 minute load averages (what the timings were measured beside)."""
+    return Path("/proc/loadavg").read_text().split()[:3]
+
+
+def synthetic_file(folder: str | None, prefix: str, n: int, write, *args) -> Path:
+    """``write(folder, n, *args)`` once into ``<folder or temp>/<prefix>-<n>`` (kept for the
+    next run); prints where the data are, their size, the time it took and the load."""
+    import tempfile
+    import time
+
+    where = Path(folder or tempfile.gettempdir()) / f"{prefix}-{n}"
+    where.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    path = write(where, n, *args)
+    size = path.stat().st_size / 2**30
+    print(f"data: {path} ({size:.2f} GB), {time.perf_counter() - t0:.0f} s")
+    print(f"load average at the start: {load_average()}")
+    return path

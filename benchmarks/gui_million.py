@@ -9,6 +9,14 @@ a sampler thread records the summed proportional set size (PSS: shared pages cou
 across the processes that map them) of the window's process and all its children.
 
     python benchmarks/gui_million.py [--n 1000000] [--method fmdc] [--folder /tmp/mvc-1m]
+        [--dims 100,300,600] [--trace] [--screenshot PNG]
+
+Each phase also reports how late an idle process at normal priority woke at the same load
+(the noise floor: benchmarks/gui_probes.IdleProbe) and how the worst stall splits into the
+GUI thread's own CPU, its wait for a core and the rest. ``--trace`` lists the GUI-thread
+events that took more than 30 ms of its own CPU, with the code they were in. ``--dims 4,6,10``
+keeps the window's work (it depends on n, not on the dimensions) at a fraction of the memory
+and run time.
 """
 
 from __future__ import annotations
@@ -16,7 +24,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 import threading
 import time
 import zipfile
@@ -26,24 +33,24 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _scale_data import write_synthetic
+from _scale_data import SCALE_DIMS, load_average, synthetic_file, write_synthetic
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
+from benchmarks.gui_probes import EventProfiler, IdleProbe, ProfiledApp
 from benchmarks.gui_responsiveness import StallMeter, StallTracer, _fmt, wait_until
 
-DIMS = (100, 300, 600)
 
-
-def write_npz(folder: Path, n: int) -> Path:
-    """The synthetic views as ``X0..X2`` and ``y`` in a stored (uncompressed) NPZ."""
-    data = write_synthetic(folder / "npy", n, DIMS, 10, "float32")
-    path = folder / f"synthetic_{n}.npz"
+def write_npz(folder: Path, n: int, dims: tuple[int, ...] = SCALE_DIMS) -> Path:
+    """The synthetic views as ``X0..`` and ``y`` in a stored (uncompressed) NPZ."""
+    tag = "" if tuple(dims) == SCALE_DIMS else "_" + "-".join(map(str, dims))
+    data = write_synthetic(folder / f"npy{tag}", n, dims, 10, "float32")
+    path = folder / f"synthetic_{n}{tag}.npz"
     if path.exists():
         return path
     tmp = path.with_suffix(".part")
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
-        for i in range(len(DIMS)):
+        for i in range(len(dims)):
             zf.write(data / f"view{i}.npy", f"X{i}.npy")
         zf.write(data / "labels.npy", "y.npy")
     tmp.rename(path)
@@ -138,58 +145,86 @@ class PssSampler:
         return "\n".join(lines)
 
 
+class Phases:
+    """Per phase: the stall meter, the idle probe at the same load, the summed PSS and (with
+    ``--trace``) the GUI-thread events over 30 ms of its own CPU."""
+
+    def __init__(self, pss: PssSampler, trace: float | None, stacks: bool) -> None:
+        self.pss, self.meter, self.probe = pss, StallMeter(), IdleProbe()
+        self.limit = trace or 30.0
+        self.profiler = EventProfiler() if trace else None
+        ProfiledApp.profiler = self.profiler
+        if stacks:
+            StallTracer(self.meter)
+
+    def start(self, name: str) -> None:
+        self.pss.phase(name)
+        self.probe.start()
+        if self.profiler is not None:
+            self.profiler.start()
+        self.meter.start()
+
+    def stop(self) -> str:
+        """The phase's stall line, the noise floor and the long events."""
+        lines = [_fmt(self.meter.stop()), "  " + self.probe.stop()]
+        if self.profiler is not None:
+            self.profiler.stop()
+            lines.append(self.profiler.report(self.limit, gap=self.meter.busiest_gap()))
+        return "\n".join(lines)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=1_000_000)
+    ap.add_argument("--dims", default=",".join(map(str, SCALE_DIMS)), help="view dimensions")
     ap.add_argument("--method", default="fmdc")
     ap.add_argument("--folder", default=None, help="where the data are written (kept)")
     ap.add_argument("--timeout", type=float, default=1800.0)
     ap.add_argument("--after-frame", type=float, default=60.0, help="s watched after a frame")
-    ap.add_argument("--trace", action="store_true", help="print stacks during stalls > 150 ms")
+    ap.add_argument("--trace", action="store_true", help="GUI-thread events over 30 ms of CPU")
+    ap.add_argument("--trace-ms", type=float, default=30.0, help="--trace: list events over")
+    ap.add_argument("--trace-stacks", action="store_true", help="stacks during stalls > 150 ms")
     ap.add_argument("--screenshot", default=None, help="PNG of the window at the end")
     ap.add_argument("--skip-run", action="store_true", help="only open the file (and wait for "
                     "the exact summary of a memory-mapped one)")  # fmt: skip
     args = ap.parse_args()
-    folder = Path(args.folder or tempfile.gettempdir()) / f"mvc-gui-{args.n}"
-    folder.mkdir(parents=True, exist_ok=True)
-    t0 = time.perf_counter()
-    path = write_npz(folder, args.n)
-    print(f"data: {path} ({path.stat().st_size / 2**30:.2f} GB), {time.perf_counter() - t0:.0f} s")
-    print(f"load average at the start: {Path('/proc/loadavg').read_text().split()[:3]}")
-    app = QApplication.instance() or QApplication([])
+    dims = tuple(int(d) for d in args.dims.split(","))
+    path = synthetic_file(args.folder, "mvc-gui", args.n, write_npz, dims)
+    folder = path.parent
+    # without --trace a plain QApplication: the profiling notify() needs the GIL per event
+    app = QApplication.instance() or (ProfiledApp if args.trace else QApplication)([])
+    from mvc_gui.run.priority import favour_event_loop
     from mvc_gui.window.main_window import MainWindow
 
+    favour_event_loop()  # as mvc-gui does at start (mvc_gui/app.py)
     settings = QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat)
     win = MainWindow(settings)
     win.resize(1280, 800)
     win.show()
     pss = PssSampler()
-    meter = StallMeter()
-    if args.trace:
-        StallTracer(meter)
+    phases = Phases(pss, args.trace_ms if args.trace else None, args.trace_stacks)
     wait_until(app, lambda: False, 2.0)
-    meter.start()
+    phases.start("idle")
     wait_until(app, lambda: False, 5.0)
-    print(f"idle window, 5 s: event-loop stall {_fmt(meter.stop())}")
+    print(f"idle window, 5 s: event-loop stall {phases.stop()}")
 
     loaded: list[object] = []
     win.data_loaded.connect(lambda: loaded.append(time.perf_counter()))
     win.loading.failed.connect(lambda m, _d: loaded.append(m))
-    meter.start()
-    pss.phase("open")
+    phases.start("open")
     t0 = time.perf_counter()
     win.open_path(str(path))
     wait_until(app, lambda: bool(loaded), args.timeout)
     wait_until(app, lambda: False, 1.0)
     secs = time.perf_counter() - t0 - 1.0
-    print(f"open: {secs:.1f} s to the dataset panel; stall {_fmt(meter.stop())}")
+    print(f"open: {secs:.1f} s to the dataset panel; stall {phases.stop()}")
     if not loaded or isinstance(loaded[0], str) or win.session is None:
         print(f"  failed: {loaded[:1]}")
         return 1
     ds = win.session.dataset
     print(f"  {ds.n_samples:,} samples, dims {ds.dims}, dtypes {[v.dtype.name for v in ds.views]}")
     if args.skip_run:
-        return _open_only(app, win, pss, meter, t0, args.timeout)
+        return _open_only(app, win, pss, phases, t0, args.timeout)
 
     frames: list[tuple[float, bool]] = []
     win.embedder.layout_updated.connect(
@@ -200,18 +235,16 @@ def main() -> int:
     win.controller.run_failed.connect(lambda m, _d: failed.append(m))
     win.method_panel.set_method(args.method)
     win.method_panel.reset_defaults()
-    meter.start()
-    pss.phase("run")
+    phases.start("run")
     t0 = time.perf_counter()
     win.run()
     wait_until(app, lambda: bool(finished or failed), args.timeout)
     t_end = time.perf_counter()
     print(f"run ({args.method}): {t_end - t0:.1f} s, ok={bool(finished)} {failed[:1] or ''}")
-    print(f"  event-loop stall during the run: {_fmt(meter.stop())}")
+    print(f"  event-loop stall during the run: {phases.stop()}")
     if finished:
         print(f"  metrics: { {k: round(v, 4) for k, v in finished[-1].result.metrics.items()} }")
-    meter.start()
-    pss.phase("layout after the run")
+    phases.start("layout after the run")
     # the layout child starts with the data, so frames may predate the run's end; a 1M layout
     # refines for many minutes: wait for points on screen, then --after-frame seconds more
     wait_until(app, lambda: bool(frames) or not win.embedder.busy, args.timeout)
@@ -222,7 +255,7 @@ def main() -> int:
     final = [t for t, f in frames if f]
     last = f"{final[-1] - t_end:.1f} s" if final else f"not within {args.after_frame:g} s more"
     print(f"layout: on screen {first} after the run's end, final {last}, {len(frames)} frames")
-    print(f"  event-loop stall during the layout: {_fmt(meter.stop())}")
+    print(f"  event-loop stall during the layout: {phases.stop()}")
     print(pss.stop())
     if args.screenshot:
         emb = win.plots["embedding"]
@@ -231,21 +264,22 @@ def main() -> int:
         win.grab().save(args.screenshot)
         emb.grab().save(str(Path(args.screenshot).with_suffix("")) + "_embedding.png")
         print(f"screenshots: {args.screenshot} (+ _embedding.png)")
-    print(f"load average at the end: {Path('/proc/loadavg').read_text().split()[:3]}")
+    print(f"load average at the end: {load_average()}")
     win.close()
     return 0
 
 
-def _open_only(app, win, pss, meter, t0: float, timeout: float) -> int:
+def _open_only(app, win, pss, phases: Phases, t0: float, timeout: float) -> int:
     """--skip-run: wait for the exact summary of a memory-mapped file, then stop."""
     exact: list[float] = []
     win.loading.summary_updated.connect(lambda: exact.append(time.perf_counter()))
-    meter.start()
+    phases.start("exact summary")
     if win.session.store_dir is None:  # mapped in place: the exact summary follows
         header = win.dataset_panel.header.text
         wait_until(app, lambda: bool(exact) or "summary from" not in header(), timeout)
         when = f"{exact[0] - t0:.1f} s after the open started" if exact else "not in time"
-        print(f"exact summary: {when}; stall meanwhile {_fmt(meter.stop())}")
+        print(f"exact summary: {when}")
+    print(f"  stall meanwhile {phases.stop()}")
     print(pss.stop())
     win.close()
     return 0

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -24,6 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication
+
+from benchmarks.gui_probes import IdleProbe, thread_sched
 
 TICK_MS = 5
 TRACE = "--trace" in sys.argv
@@ -38,31 +41,47 @@ class StallMeter:
         self.timer = QTimer()
         self.timer.setInterval(TICK_MS)
         self.timer.timeout.connect(self._tick)
+        self.tid = threading.get_native_id()
         self.gaps: list[float] = []
         self.busy: list[float] = []
-        self._last = self._last_cpu = 0.0
+        self.queued: list[float] = []  # time the thread was runnable but had no core
+        self.at: list[float] = []  # when each gap ended (perf_counter)
+        self._last = self._last_cpu = self._last_wait = 0.0
 
     def start(self) -> None:
-        self.gaps, self.busy = [], []
+        self.gaps, self.busy, self.queued, self.at = [], [], [], []
         self._last, self._last_cpu = time.perf_counter(), time.thread_time()
+        self._last_wait = thread_sched(self.tid)[1]
         self.timer.start()
 
     def _tick(self) -> None:
-        now, cpu = time.perf_counter(), time.thread_time()
+        now, cpu, wait = time.perf_counter(), time.thread_time(), thread_sched(self.tid)[1]
         self.gaps.append((now - self._last) * 1000 - TICK_MS)
         self.busy.append((cpu - self._last_cpu) * 1000)
-        self._last, self._last_cpu = now, cpu
+        self.queued.append((wait - self._last_wait) * 1000)
+        self.at.append(now)
+        self._last, self._last_cpu, self._last_wait = now, cpu, wait
 
     def stop(self) -> dict[str, float]:
         self.timer.stop()
         g = np.maximum(np.array(self.gaps or [0.0]), 0)
+        worst = int(np.argmax(g))
         return {
             "ticks": len(g),
             "p50_ms": float(np.percentile(g, 50)),
             "p99_ms": float(np.percentile(g, 99)),
             "max_ms": float(g.max()),
             "busy_max_ms": float(max(self.busy or [0.0])),
+            "worst_cpu_ms": self.busy[worst] if self.busy else 0.0,
+            "worst_queued_ms": self.queued[worst] if self.queued else 0.0,
         }
+
+    def busiest_gap(self) -> tuple[float, float]:
+        """(start, end) of the gap in which the GUI thread used the most CPU."""
+        if not self.busy:
+            return 0.0, 0.0
+        i = int(np.argmax(self.busy))
+        return self.at[i] - (self.gaps[i] + TICK_MS) / 1000, self.at[i]
 
 
 class StallTracer:
@@ -70,7 +89,6 @@ class StallTracer:
     not ticked for ``limit_ms`` (it may itself wake late if C code holds the GIL)."""
 
     def __init__(self, meter: StallMeter, limit_ms: float = 150.0) -> None:
-        import threading
 
         self.meter, self.limit = meter, limit_ms / 1000
         self.main_id = threading.get_ident()
@@ -117,25 +135,32 @@ def measure(app, win, session, method: str, timeout: float) -> dict[str, object]
     c = win.controller
     c.run_finished.connect(finished.append)
     c.run_failed.connect(lambda m, d: failed.append(m))
+    probe = IdleProbe()  # the noise floor: an idle process's wake-ups at the same load
+    probe.start()
     meter.start()
     t0 = time.perf_counter()
     win.run()
     ok = wait_until(app, lambda: bool(finished or failed), timeout)
     run_s = time.perf_counter() - t0
     run_stats = meter.stop()
+    run_floor = probe.stop()
+    probe.start()
     meter.start()
     t1 = time.perf_counter()
     wait_until(app, lambda: not win.embedder.busy, timeout)
     layout_s = time.perf_counter() - t1
     layout_stats = meter.stop()
+    layout_floor = probe.stop()
     out: dict[str, object] = {
         "n": session.dataset.n_samples,
         "run_s": run_s,
         "ok": ok,
         "failed": failed[:1],
         "run_stall": run_stats,
+        "run_floor": run_floor,
         "layout_wait_s": layout_s,
         "layout_stall": layout_stats,
+        "layout_floor": layout_floor,
     }
     if finished:
         out["metrics"] = {k: round(v, 4) for k, v in finished[-1].result.metrics.items()}
@@ -164,7 +189,10 @@ def main() -> int:
     app = QApplication.instance() or QApplication([])
     from core.data.io import load_dataset
     from mvc_gui.model.data_session import DataSession, make_synthetic
+    from mvc_gui.run.priority import favour_event_loop
     from mvc_gui.window.main_window import MainWindow
+
+    favour_event_loop()  # as mvc-gui does at start (mvc_gui/app.py)
 
     settings = QSettings(str(Path("/tmp") / "mvc_gui_bench.ini"), QSettings.Format.IniFormat)
     win = MainWindow(settings)
@@ -180,8 +208,10 @@ def main() -> int:
         print(f"\n== {name} (n={res['n']:,}, method={args.method}) ==")
         print(f"run: {res['run_s']:.1f} s, finished={res['ok']} {res['failed'] or ''}")
         print(f"  event-loop stall during run:    {_fmt(res['run_stall'])}")
+        print(f"  {res['run_floor']}")
         print(f"layout after run: waited {res['layout_wait_s']:.1f} s more")
         print(f"  event-loop stall during layout: {_fmt(res['layout_stall'])}")
+        print(f"  {res['layout_floor']}")
         print(
             f"stop: UI reacted in {res['stop_ui_ms']:.1f} ms, "
             f"worker thread ended {res['stop_thread_ms']:.0f} ms after Stop"
@@ -193,9 +223,14 @@ def main() -> int:
 
 
 def _fmt(s: dict[str, float]) -> str:
+    """The stall figures; the worst gap is split into the GUI thread's own CPU, its wait for
+    a core, and the rest (blocked: the GIL held by another thread of the window, or idle)."""
+    rest = s["max_ms"] + TICK_MS - s["worst_cpu_ms"] - s["worst_queued_ms"]
     return (
         f"max {s['max_ms']:.0f} ms, p99 {s['p99_ms']:.1f} ms, p50 {s['p50_ms']:.1f} ms "
-        f"over {s['ticks']} ticks; GUI-thread CPU in one gap: max {s['busy_max_ms']:.0f} ms"
+        f"over {s['ticks']} ticks; GUI-thread CPU in one gap: max {s['busy_max_ms']:.0f} ms; "
+        f"worst gap = own CPU {s['worst_cpu_ms']:.0f} + waiting for a core "
+        f"{s['worst_queued_ms']:.0f} + other {max(rest, 0):.0f} ms"
     )
 
 

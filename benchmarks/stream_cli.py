@@ -21,7 +21,6 @@ import argparse
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -30,9 +29,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _scale_data import write_synthetic
-
-DIMS = (100, 300, 600)
+from _scale_data import SCALE_DIMS as DIMS
+from _scale_data import load_average, synthetic_file, write_synthetic
 
 
 def write_mat73(folder: Path, n: int) -> Path:
@@ -79,12 +77,8 @@ def main() -> int:
     ap.add_argument("--method", default="fmdc")
     ap.add_argument("--folder", default=None, help="where the data are written (kept)")
     args = ap.parse_args()
-    folder = Path(args.folder or tempfile.gettempdir()) / f"mvc-stream-{args.n}"
-    folder.mkdir(parents=True, exist_ok=True)
-    t0 = time.perf_counter()
-    path = write_mat73(folder, args.n)
-    print(f"data: {path} ({path.stat().st_size / 2**30:.2f} GB), {time.perf_counter() - t0:.0f} s")
-    print(f"load average at the start: {Path('/proc/loadavg').read_text().split()[:3]}")
+    path = synthetic_file(args.folder, "mvc-stream", args.n, write_mat73)
+    folder = path.parent
     from core.numerics.metrics import accuracy
 
     rows, labels = [], {}
@@ -96,7 +90,7 @@ def main() -> int:
         acc = out.split("ACC ")[1].split()[0] if "ACC " in out else "-"
         labels[mode] = np.loadtxt(out_csv, delimiter=",", skiprows=1, usecols=1, dtype=np.int64)
         rows.append((mode, secs, rss, acc))
-    print(f"load average at the end: {Path('/proc/loadavg').read_text().split()[:3]}")
+    print(f"load average at the end: {load_average()}")
     print("| mode | wall time (s) | peak RSS (GB) | ACC |")
     print("|---|---|---|---|")
     for mode, secs, rss, acc in rows:

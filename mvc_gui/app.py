@@ -91,11 +91,14 @@ def main(argv: list[str] | None = None) -> int:
     app.setApplicationName(APPLICATION)
     from mvc_gui.model.data_stores import remove_orphan_stores
     from mvc_gui.resources import stylesheet
+    from mvc_gui.run.priority import favour_event_loop
+    from mvc_gui.run.solver_process import process_mode_default
     from mvc_gui.window.main_window import MainWindow
 
     # data a killed session left in the temp folder (GBs at 1M samples), off the start path
     threading.Thread(target=remove_orphan_stores, daemon=True).start()
     app.setStyleSheet(stylesheet())
+    favour_event_loop(process_mode_default())
     win = MainWindow(QSettings())
     w, _, h = args.size.partition("x")
     win.resize(int(w), int(h))

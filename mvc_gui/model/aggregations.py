@@ -78,11 +78,24 @@ def heatmap_image(
 
 
 def confusion(
-    true_labels: np.ndarray, labels: np.ndarray, n_classes: int, n_clusters: int
+    true_labels: np.ndarray,
+    labels: np.ndarray,
+    n_classes: int,
+    n_clusters: int,
+    table: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Counts (classes x clusters) and the cluster order that puts matches on the diagonal."""
-    k = max(n_clusters, int(labels.max()) + 1 if labels.size else 0)
-    counts = np.bincount(true_labels * k + labels, minlength=n_classes * k).reshape(n_classes, k)
+    """Counts (classes x clusters) and the cluster order that puts matches on the diagonal.
+
+    ``table``: those counts already made where the run ran (rows: class codes 0.., columns:
+    clusters 0..; smaller than ``n_classes`` x ``n_clusters`` is padded with zeros)."""
+    if table is not None:
+        k = max(n_clusters, table.shape[1])
+        counts = np.zeros((max(n_classes, table.shape[0]), k), dtype=np.int64)
+        counts[: table.shape[0], : table.shape[1]] = table
+    else:
+        k = max(n_clusters, int(labels.max()) + 1 if labels.size else 0)
+        flat = true_labels * k + labels
+        counts = np.bincount(flat, minlength=n_classes * k).reshape(n_classes, k)
     rows, cols = linear_sum_assignment(-counts)
     matched = list(cols[np.argsort(rows)])
     rest = [j for j in range(k) if j not in set(matched)]

@@ -126,12 +126,18 @@ def categorical(
     return Colouring(title, "categorical", codes, colours, names, counts.tolist())
 
 
-def from_labels(labels: np.ndarray, names: Sequence[str], title: str) -> Colouring:
-    """Integer labels 0..k-1 (clusters, reference classes) with their display names."""
+def from_labels(
+    labels: np.ndarray, names: Sequence[str], title: str, counts: np.ndarray | None = None
+) -> Colouring:
+    """Integer labels 0..k-1 (clusters, reference classes) with their display names;
+    ``counts``: their bincount when the caller has it (no pass over the labels here)."""
     labels = np.asarray(labels, dtype=np.int64)
-    k = max(len(names), int(labels.max()) + 1 if labels.size else 0)
+    if counts is None:
+        k = max(len(names), int(labels.max()) + 1 if labels.size else 0)
+        counts = np.bincount(labels[labels >= 0], minlength=k)
+    k = max(len(names), len(counts))
     full = [names[c] if c < len(names) else str(c) for c in range(k)]
-    counts = np.bincount(labels[labels >= 0], minlength=k).tolist()
+    counts = np.pad(np.asarray(counts), (0, k - len(counts))).tolist()
     return Colouring(title, "categorical", labels, cluster_colors(k), full, counts)
 
 

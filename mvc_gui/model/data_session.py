@@ -60,6 +60,7 @@ class DataSession:
     store_dir: str | None = None
     _cache: dict[tuple, tuple[list, list[str]]] = field(default_factory=dict, repr=False)
     token: int = field(default_factory=lambda: next(_TOKENS))
+    _classes: tuple | None = field(default=None, repr=False)  # (labels, their class count)
 
     def __post_init__(self) -> None:
         v = self.dataset.n_views
@@ -144,6 +145,21 @@ class DataSession:
     @property
     def labels(self) -> np.ndarray | None:
         return self.dataset.labels
+
+    @property
+    def n_classes(self) -> int | None:
+        """The number of reference classes, counted once per labels array and without
+        sorting (``np.unique`` of a million labels held the window ~60 ms)."""
+        labels = self.dataset.labels
+        if labels is None:
+            return None
+        if self._classes is None or self._classes[0] is not labels:
+            if labels.dtype.kind in "iu" and labels.size and 0 <= labels.min():
+                count = int(np.count_nonzero(np.bincount(labels)))
+            else:
+                count = self.dataset.n_classes
+            self._classes = (labels, count)
+        return self._classes[1]
 
 
 def load_demo(name: str = "handwritten") -> tuple[DataSession, dict]:

@@ -166,9 +166,12 @@ class SnapshotRecorder:
         final."""
         st = frame.state
         index = len(self.snapshots)
-        if frame.labels is not None and not (
-            self._last_labels is not None and np.array_equal(frame.labels, self._last_labels)
-        ):
+        same = self._last_labels is not None and (
+            frame.labels_changed is False  # the worker compared them already
+            if getattr(frame, "labels_changed", None) is not None
+            else np.array_equal(frame.labels, self._last_labels)
+        )
+        if frame.labels is not None and not same:
             # labels may arrive before the first iteration: they then belong to snapshot 0
             compact = compact_labels(frame.labels)
             self.labels.add(index, compact, compact.nbytes)

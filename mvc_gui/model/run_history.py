@@ -3,7 +3,10 @@
 A :class:`Frame` is built in the worker thread by :class:`FrameBuilder`: it carries the
 solver's :class:`~core.methods.base.IterationState`, labels aligned to the previous frame
 (so a cluster keeps its colour from one iteration to the next), metrics against the true
-labels when known, and a heat-map image when the anchor graph or the labels changed.
+labels when known, and a heat-map image when the anchor graph or the labels changed. It also
+carries what the panels show of the labels, counted where the run runs (the solver child):
+whether they changed since the previous frame, the cluster sizes and the classes x clusters
+counts, so the window never passes over a million labels per frame.
 :class:`RunHistory` collects frames of one run (identified by its run id) in the GUI thread.
 """
 
@@ -20,7 +23,7 @@ from core.numerics.metrics import all_metrics
 from mvc_gui.model.aggregations import HeatMap, heatmap_image
 from mvc_gui.model.playback import SnapshotRecorder
 
-__all__ = ["Frame", "FrameBuilder", "RunHistory", "align_labels"]
+__all__ = ["Frame", "FrameBuilder", "RunHistory", "align_labels", "label_counts"]
 
 LIVE_METRICS = ("acc", "nmi", "ari")
 
@@ -45,6 +48,12 @@ class Frame:
     labels: np.ndarray | None = None
     metrics: dict[str, float] = field(default_factory=dict)
     heat: HeatMap | None = None
+    #: False: the same labels as the previous frame; None: not known (compare them)
+    labels_changed: bool | None = None
+    #: samples per cluster (``labels``' bincount) when the labels changed
+    counts: np.ndarray | None = None
+    #: true class x cluster counts (rows: the true label codes) when the labels changed
+    truth_counts: np.ndarray | None = None
 
 
 class FrameBuilder:
@@ -60,12 +69,14 @@ class FrameBuilder:
         self._heat_dirty = False
 
     def build(self, state: Any) -> Frame:
-        labels = None
+        labels, changed, counts, table = None, None, None, None
         if state.labels is not None:
             labels = align_labels(self._labels, state.labels)
             changed = self._labels is None or not np.array_equal(labels, self._labels)
             self._heat_dirty |= changed
             self._labels = labels
+            if changed:
+                counts, table = label_counts(labels, self.true_labels)
         metrics: dict[str, float] = {}
         if labels is not None and self.true_labels is not None:
             metrics = all_metrics(self.true_labels, labels)
@@ -78,7 +89,25 @@ class FrameBuilder:
         if self._graph is not None and self._heat_dirty and due:
             heat = heatmap_image(self._graph, self._labels)
             self._heat_at, self._heat_dirty = now, False
-        return Frame(self.run_id, state, labels, metrics, heat)
+        return Frame(self.run_id, state, labels, metrics, heat, changed, counts, table)
+
+
+def label_counts(
+    labels: np.ndarray, truth: np.ndarray | None
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Samples per cluster, and true class x cluster counts (None without small non-negative
+    integer true labels of the same length)."""
+    if labels.size == 0 or labels.min() < 0:
+        return None, None
+    k = int(labels.max()) + 1
+    counts = np.bincount(labels, minlength=k)
+    if truth is None or truth.shape != labels.shape or truth.dtype.kind not in "iu":
+        return counts, None
+    if truth.size == 0 or truth.min() < 0:
+        return counts, None
+    c = int(truth.max()) + 1
+    table = np.bincount(truth.astype(np.int64) * k + labels, minlength=c * k).reshape(c, k)
+    return counts, table
 
 
 class RunHistory:
@@ -96,8 +125,15 @@ class RunHistory:
         self.labels: np.ndarray | None = None  # renumbered for steady colours: display only
         self.solver_labels: np.ndarray | None = None  # the solver's own numbers: exports
         self.heat: HeatMap | None = None
+        #: counts every change of ``labels``: a panel redraws the labels only when it moved
+        self.labels_version = 0
+        self.counts: np.ndarray | None = None  # samples per cluster of ``labels``
+        self.label_metrics: dict[str, float] = {}  # the scores of ``labels``
+        self.truth_counts: np.ndarray | None = None  # true class x cluster counts of ``labels``
         self.extras: dict[str, float] = {}  # the latest state's secondary scalars
         self.final: Frame | None = None
+        #: the reference labels the frames were scored and counted against (set at the start)
+        self.truth: np.ndarray | None = None
         self.result: Any = None  # a core.records.runs.RunResult once finished or stopped
         self.prediction: Any = None  # core.records.prediction_file.PredictionModel, if any
         # per-iteration states for teaching playback (labels/heat maps capped: playback.py)
@@ -114,7 +150,11 @@ class RunHistory:
             for k in LIVE_METRICS:
                 self.metrics[k].append(float(frame.metrics.get(k, np.nan)))
         if frame.labels is not None:
+            if frame.labels_changed is not False or self.labels is None:
+                self.labels_version += 1
+                self.counts, self.truth_counts = frame.counts, frame.truth_counts
             self.labels = frame.labels
+            self.label_metrics = frame.metrics
             self.solver_labels = np.asarray(st.labels, dtype=np.int64)
         if frame.heat is not None:
             self.heat = frame.heat

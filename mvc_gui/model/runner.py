@@ -33,6 +33,11 @@ class RunEnd:
     # the preprocessing statistics "Assign new samples" needs, computed where the run ran:
     # a pass over all the data (seconds at 1M samples) must not happen in the GUI thread
     prediction_stats: list[dict[str, np.ndarray]] | None = None
+    # the run record (core.records.runs.RunResult) and "Assign new samples" model, built by
+    # the worker thread in the window's process: for a million samples (their ids, labels)
+    # that is too much work for the GUI thread
+    result: Any = None
+    prediction: Any = None
 
 
 class PauseStep:

@@ -73,9 +73,14 @@ class ResultsPanel(QWidget):
             item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             self.table.setItem(r, 1, item)
 
-    def show_legend(self, labels: np.ndarray | None, n_clusters: int) -> None:
+    def show_legend(
+        self, labels: np.ndarray | None, n_clusters: int, sizes: np.ndarray | None = None
+    ) -> None:
+        """One row per cluster with its size (``sizes``: the labels' bincount, if known)."""
         if labels is None:
             counts: tuple[int, ...] = ()
+        elif sizes is not None:
+            counts = tuple(sizes.tolist()) + (0,) * max(0, n_clusters - len(sizes))
         else:
             counts = tuple(np.bincount(labels, minlength=n_clusters).tolist())
         if counts == self._counts:

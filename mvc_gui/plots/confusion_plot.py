@@ -19,11 +19,6 @@ __all__ = ["ConfusionPlot"]
 MAX_TEXT_CELLS = 400
 
 
-def key_of(rows: str | None, labels: np.ndarray) -> bytes:
-    """Identifies what is drawn: the row source and the clusters."""
-    return str(rows).encode() + b"\0" + labels.tobytes()
-
-
 def _short(count: int) -> str:
     return f"{count / 1000:.1f}k" if count >= 10_000 else str(count)
 
@@ -139,7 +134,7 @@ class ConfusionPlot(PlotBox):
         self.class_names: list[str] = []
         #: row source name -> (codes, category names); "" is the reference labels
         self.row_sources: dict[str, tuple[np.ndarray, list[str]]] = {}
-        self._key: bytes | None = None
+        self._key: tuple | None = None  # (row source, labels, k) on display
         self._last: tuple[np.ndarray, int] | None = None  # the clusters on display, and k
         view.scene().sigMouseClicked.connect(self._on_mouse_clicked)
         self.setToolTip("Click a column to select that cluster in every view")
@@ -213,10 +208,15 @@ class ConfusionPlot(PlotBox):
         self.empty.show()
 
     def set_labels(
-        self, true_labels: np.ndarray | None, labels: np.ndarray, n_clusters: int
+        self,
+        true_labels: np.ndarray | None,
+        labels: np.ndarray,
+        n_clusters: int,
+        table: np.ndarray | None = None,
     ) -> None:
         """Show ``labels`` against the chosen rows (``true_labels``: the reference labels,
-        used when the rows are the reference labels and the data offers no other source)."""
+        used when the rows are the reference labels and the data offers no other source).
+        ``table``: the reference labels x clusters counts, made by the run's worker."""
         self._last = (labels, n_clusters)
         key = self.rows_box.currentData()
         if key in self.row_sources:
@@ -227,12 +227,17 @@ class ConfusionPlot(PlotBox):
             return
         if rows_of.shape[0] != labels.shape[0]:
             return
-        ident = key_of(key, labels)
-        if ident == self._key:
-            return
+        # the same labels object again (a redraw): nothing to do; the key holds the array,
+        # so its id cannot be reused by another one while it is compared
+        ident = (key, labels, n_clusters)
+        if self._key is not None and self._key[0] == key and self._key[1] is labels:
+            if self._key[2] == n_clusters:
+                return
         self._key = ident
         self.empty.hide()
-        counts, order = confusion(rows_of, labels, len(self.class_names), n_clusters)
+        if rows_of is not true_labels:
+            table = None  # counted against the reference labels, but other rows are shown
+        counts, order = confusion(rows_of, labels, len(self.class_names), n_clusters, table)
         self.order = order
         counts = counts[:, order]
         norm = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1)

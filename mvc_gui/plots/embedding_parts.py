@@ -49,25 +49,32 @@ def point_styles(
     False hides a point.
     """
     if colouring is None or colouring.codes.shape[0] != n:
-        codes = np.zeros(n, dtype=np.int64)  # all grey
+        values = np.full(n, -1, dtype=np.int64)  # all grey (palette index 0)
         palette, big = [NOISE_COLOR], np.zeros(1, dtype=bool)
     else:
-        codes = colouring.codes + 1  # into the palette; 0: no value (grey), underneath
+        values = colouring.codes  # + 1 below: into the palette; 0: no value (grey), underneath
         palette = [NOISE_COLOR, *colouring.colours]
         big = np.zeros(len(palette), dtype=bool)
         if colouring.emphasis is not None:
-            big[codes[np.asarray(colouring.emphasis, dtype=bool)]] = True
+            big[values[np.asarray(colouring.emphasis, dtype=bool)] + 1] = True
     widths = [size + 2 if b else size for b in big]
-    if selected is not None and selected.shape[0] == n:
-        codes = 2 * codes + selected + 1
+    picked = selected is not None and selected.shape[0] == n
+    if picked:
         styles = []
         for rgb, px in zip(palette, widths, strict=True):
             styles += [((*rgb, 45), px), ((*rgb, 255), px + 2)]
     else:
-        codes = codes + 1
         styles = [((*rgb, 255), px) for rgb, px in zip(palette, widths, strict=True)]
-    dtype = np.uint16 if len(styles) < 2**16 else np.uint32
-    codes = codes.astype(dtype)
+    # written straight into the small code type (modulo its size: value -1 is grey): one
+    # pass per step over a million points, no int64 temporaries (this runs on the GUI thread
+    # at every new labelling)
+    codes = np.empty(n, dtype=np.uint16 if len(styles) < 2**16 else np.uint32)
+    if picked:  # 2 * (value + 1) + selected + 1
+        np.multiply(values, 2, out=codes, casting="unsafe")
+        codes += 3
+        codes += selected
+    else:  # value + 2
+        np.add(values, 2, out=codes, casting="unsafe")
     if shown is not None and shown.shape[0] == n:
         codes[~shown] = 0
     return codes, styles

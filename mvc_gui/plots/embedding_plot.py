@@ -94,6 +94,7 @@ class EmbeddingPlot(PlotBox):
         #: the samples' ids shown on hover (set by the presenter; None: 1..n)
         self.sample_ids: np.ndarray | None = None
         self.selected: np.ndarray | None = None
+        self._label_counts: np.ndarray | None = None  # bincount of ``labels``, if known
         self.scatter = FastScatter()
         self.plot.addItem(self.scatter)
         #: per point 1 + its index in ``_styles`` (0: not drawn), see ``point_styles``
@@ -174,7 +175,10 @@ class EmbeddingPlot(PlotBox):
 
     def set_layout(self, xy: np.ndarray, final: bool = False) -> None:
         first = self.xy is None
-        self.xy = np.asarray(xy, dtype=float)
+        xy = np.asarray(xy)
+        # a layout frame of the child comes as float32: kept so (a float64 copy of a million
+        # points took the GUI thread ~30 ms a frame); the rasteriser reads either
+        self.xy = xy if xy.dtype in (np.float32, np.float64) else xy.astype(float)
         self._tree = None
         if first:
             self._recolour()
@@ -184,10 +188,14 @@ class EmbeddingPlot(PlotBox):
         if first or final:
             self.vb.enableAutoRange()
 
-    def set_labels(self, labels: np.ndarray | None) -> None:
-        if labels is not None and self.labels is not None and np.array_equal(labels, self.labels):
+    def set_labels(self, labels: np.ndarray | None, counts: np.ndarray | None = None) -> None:
+        """Colour by these cluster labels (``counts``: their bincount, if known)."""
+        if labels is self.labels or (
+            labels is not None and self.labels is not None and np.array_equal(labels, self.labels)
+        ):
             return
         self.labels = labels
+        self._label_counts = counts
         if self.chooser.source in (CLUSTERS, DISAGREE):
             self._recolour()
 
@@ -245,7 +253,7 @@ class EmbeddingPlot(PlotBox):
             return
         n = self.xy.shape[0]
         if colouring is None and self.chooser.source == CLUSTERS and self.labels is not None:
-            colouring = from_labels(self.labels, [], "cluster")
+            colouring = from_labels(self.labels, [], "cluster", self._label_counts)
         size = 6 if n < 3000 else 4 if n < 30000 else 3
         self._set_styles(*point_styles(colouring, n, size, self.selected, shown))
 

@@ -23,7 +23,7 @@ from pyqtgraph import functions as fn
 from PySide6.QtCore import QPointF, QRectF, Qt, Slot
 from PySide6.QtGui import QColor, QImage, QPen, QTransform
 
-from mvc_gui.plots.raster import Renderer, premultiplied_argb, rasterise
+from mvc_gui.plots.raster import Renderer, premultiplied_argb, rasterise, warm_up
 
 __all__ = ["FastScatter"]
 
@@ -38,6 +38,7 @@ class FastScatter(pg.GraphicsObject):
 
     def __init__(self) -> None:
         super().__init__()
+        warm_up()  # the compiled kernel, loaded before the first large frame needs it
         self._xy = np.zeros((0, 2))
         self._codes = np.zeros(0, dtype=np.uint16)  # per point: 1 + its style, 0: hidden
         self._colours: list[QColor] = []
@@ -65,8 +66,12 @@ class FastScatter(pg.GraphicsObject):
                 [premultiplied_argb(c.getRgb()) for c in self._colours], dtype=np.uint32
             )
             self._widths = np.array([float(px) for _, px in styles])
+        moved = xy is not self._xy  # a recolouring keeps the points: same bounds
         self._xy, self._codes = xy, codes
         self._version += 1
+        if not moved:
+            self.update()
+            return
         lo_hi = _range(xy)
         if np.isfinite(lo_hi).all():
             self._range = lo_hi

@@ -17,7 +17,7 @@ from PySide6.QtCore import QObject, Signal
 
 from core.numerics.jit.config import JIT, njit
 
-__all__ = ["Renderer", "premultiplied_argb", "rasterise", "splat"]
+__all__ = ["Renderer", "premultiplied_argb", "rasterise", "splat", "warm_up"]
 
 
 @njit(**JIT)
@@ -65,6 +65,35 @@ def rasterise(
     splat(pts, gid, size, np.asarray(m, dtype=np.float64), top)
     lut = np.concatenate([[0], argb]).astype(np.uint32)
     return lut[top]
+
+
+_warm = threading.Lock()
+_warmed = False
+
+
+def warm_up(background: bool = True) -> None:
+    """Load the compiled :func:`splat` now, once per process (in a daemon thread by default).
+
+    Loading it from numba's cache takes ~0.3 s of the GIL (compiling it, ~1 s): done at the
+    first large frame, in the render thread, that starved the GUI thread of the GIL and froze
+    the window just as the first layout appeared. Called when the window is built instead.
+    """
+    global _warmed
+    with _warm:
+        if _warmed:
+            return
+        _warmed = True
+
+    def load() -> None:
+        for dtype in (np.float32, np.float64):  # layout frames, and final layouts
+            xy = np.zeros((1, 2), dtype=dtype)
+            rasterise(xy, np.ones(1, np.uint16), np.zeros(1, np.uint32), np.ones(1, np.int64),
+                      (1.0, 0.0, 0.0, 1.0, 0.0, 0.0), 2, 2)  # fmt: skip
+
+    if background:
+        threading.Thread(target=load, name="raster-warm-up", daemon=True).start()
+    else:
+        load()
 
 
 def premultiplied_argb(rgba: tuple[int, int, int, int]) -> int:

@@ -19,6 +19,7 @@ C code then cannot stall the window, and Stop can terminate it even inside a lon
 from __future__ import annotations
 
 import contextlib
+import functools
 from typing import Any
 
 import numpy as np
@@ -85,6 +86,7 @@ class RunController(QObject):
         run_id = self._next_id
         self.session = session
         self.history = RunHistory(run_id, method, solver.get_params())
+        self.history.truth = session.labels  # what the worker scores and counts against
         self._pending = (run_id, solver, session, paused)
         self.run_started.emit(self.history)
         self.busy_changed.emit(True)
@@ -150,6 +152,7 @@ class RunController(QObject):
             worker = SolverWorker(run_id, solver, session, parent=self)
         # Plain closures, not bound methods or sender(): PySide6 can deliver a queued
         # signal to a stale Python wrapper when a new QObject reuses a deleted one's address.
+        worker.build_result = functools.partial(final_result, session, self.history.truth)
         worker.frames_ready.connect(lambda: self._on_worker_frames_ready(worker))
         worker.ended.connect(lambda end: self._on_worker_ended(worker, end))
         self._worker = worker
@@ -205,30 +208,15 @@ class RunController(QObject):
         self._launch_pending()
 
     def _final_result(self, history: RunHistory, end: RunEnd) -> RunResult:
-        session = self.session
-        result = RunResult.from_solver(
-            end.solver,
-            true_labels=session.labels,
-            view_names=session.view_names,
-            dataset=_dataset_record(session),
-            preprocessing=end.preprocessing,
-            total_seconds=end.elapsed,
-            sample_ids=_own_ids(session),
-            class_names=session.dataset.class_names,
-        )
-        idx = session.view_indices
-        with contextlib.suppress(DataError, ValueError):  # incomplete views: none
-            if end.prediction_stats is not None:  # computed where the run ran, not here
-                history.prediction = PredictionModel.from_solver(
-                    end.solver,
-                    [session.dataset.views[i] for i in idx],
-                    end.preprocessing,
-                    idx,
-                    stats=end.prediction_stats,
-                )
+        """The run record the worker built, or built here (a worker that could not)."""
+        if end.result is None:
+            end.result, end.prediction = final_result(
+                self.session, history.truth, history.final, end
+            )
+        history.prediction = end.prediction
         # result.labels stay the solver's own numbers (the same file as `mvc run` writes);
         # history.labels keep the renumbering that holds colours steady, for display only
-        return result
+        return end.result
 
     def _partial_result(self, history: RunHistory) -> RunResult | None:
         if history.labels is None or self.session is None:
@@ -237,6 +225,12 @@ class RunController(QObject):
         from core.numerics.metrics import all_metrics
 
         labels = history.solver_labels if history.solver_labels is not None else history.labels
+        if truth is None:
+            metrics = {}
+        elif history.truth is truth and history.label_metrics:  # scored by the worker
+            metrics = dict(history.label_metrics)
+        else:
+            metrics = all_metrics(truth, labels)
         return RunResult(
             method=history.method,
             params=history.params,
@@ -246,11 +240,45 @@ class RunController(QObject):
             objective_history=list(history.objective),
             n_iter=history.iterations[-1] if history.iterations else 0,
             stopped_early=True,
-            metrics={} if truth is None else all_metrics(truth, labels),
+            metrics=metrics,
             dataset=_dataset_record(self.session),
             sample_ids=_own_ids(self.session),
             class_names=self.session.dataset.class_names,
         )
+
+
+def final_result(
+    session: DataSession, truth: np.ndarray | None, final: Any, end: RunEnd
+) -> tuple[RunResult, PredictionModel | None]:
+    """The record of a finished run and its model for new samples. Runs in the worker thread:
+    the frame of the final state carries the scores (computed where the run ran, against
+    ``truth``: the reference labels when the run started)."""
+    scored = final is not None and bool(final.metrics) and truth is not None
+    truth = truth if scored else session.labels
+    result = RunResult.from_solver(
+        end.solver,
+        true_labels=None if scored else truth,
+        view_names=session.view_names,
+        dataset=_dataset_record(session),
+        preprocessing=end.preprocessing,
+        total_seconds=end.elapsed,
+        sample_ids=_own_ids(session),
+        class_names=session.dataset.class_names,
+    )
+    if scored:
+        result.true_labels, result.metrics = np.asarray(truth), dict(final.metrics)
+    prediction = None
+    idx = session.view_indices
+    with contextlib.suppress(DataError, ValueError):  # incomplete views: none
+        if end.prediction_stats is not None:  # computed where the run ran, not here
+            prediction = PredictionModel.from_solver(
+                end.solver,
+                [session.dataset.views[i] for i in idx],
+                end.preprocessing,
+                idx,
+                stats=end.prediction_stats,
+            )
+    return result, prediction
 
 
 def _own_ids(session: DataSession) -> list[str] | None:
@@ -266,6 +294,6 @@ def _dataset_record(session: DataSession) -> dict[str, Any]:
         "n_samples": ds.n_samples,
         "views": session.view_names,
         "dims": [int(ds.views[i].shape[1]) for i in session.view_indices],
-        "n_classes": ds.n_classes,
+        "n_classes": session.n_classes,
         "labels_known": bool(np.any(ds.labels is not None)),
     }

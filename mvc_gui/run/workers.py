@@ -76,6 +76,9 @@ class SolverWorker(_ThreadWorker):
         self.solver = solver
         self.session = session
         self._frames: list[Frame] = []
+        self._final: Frame | None = None  # the frame of the final state
+        #: (end, final frame) -> (RunResult, PredictionModel | None), run in this thread
+        self.build_result: Any = None
         self.control = PauseStep()
         self._wake = threading.Event()  # set on resume/step: a paused run continues at once
 
@@ -103,6 +106,8 @@ class SolverWorker(_ThreadWorker):
 
     # -- thread ----------------------------------------------------------------------------
     def _push(self, frame: Frame) -> None:
+        if frame.state.final:
+            self._final = frame
         with self._lock:
             was_empty = not self._frames
             self._frames.append(frame)
@@ -125,7 +130,17 @@ class SolverWorker(_ThreadWorker):
         end = run_solver(self.run_id, self.solver, s.prepared, s.labels, self._push, self,
                          s.observed)  # fmt: skip
         attach_prediction_stats(end, [s.dataset.views[i] for i in s.view_indices])
+        self._finish(end)
         self._emit(self.ended, end)
+
+    def _finish(self, end: RunEnd) -> None:
+        """Build the run record here (a thread of its own), not on the GUI thread."""
+        if self.build_result is None or end.status != "finished" or self._final is None:
+            return
+        try:
+            end.result, end.prediction = self.build_result(end, self._final)
+        except Exception:
+            end.result = end.prediction = None
 
 
 class ProcessSolverWorker(SolverWorker):
@@ -197,6 +212,7 @@ class ProcessSolverWorker(SolverWorker):
         except Exception as exc:
             server.kill()
             end = RunEnd(self.run_id, "failed", None, str(exc), traceback.format_exc())
+        self._finish(end)
         self._emit(self.ended, end)
 
 

@@ -216,6 +216,8 @@ class RunListPanel(QWidget):
             labels = entry.result.labels
             if ds.labels is None or labels is None or labels.shape != ds.labels.shape:
                 got = {"acc": None, "nmi": None, "ari": None}
+            elif entry.result.true_labels is ds.labels and entry.result.metrics:
+                got = {k: entry.result.metrics.get(k) for k in ("acc", "nmi", "ari")}
             else:
                 m = all_metrics(ds.labels, labels)
                 got = {k: m[k] for k in ("acc", "nmi", "ari")}

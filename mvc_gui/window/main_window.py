@@ -226,7 +226,7 @@ class MainWindow(WindowIOMixin, QMainWindow):
         ds = session.dataset
         self.presenter.set_session(session)
         self.dataset_panel.set_session(session, summary)
-        self.method_panel.set_default_clusters(ds.n_classes)
+        self.method_panel.set_default_clusters(session.n_classes)
         self._request_layout()
         self.setWindowTitle(f"{ds.name} \u2014 MVC Studio")
         self.stage_label.setText(f"Loaded {ds.name}: {ds.n_samples:,} samples.")

@@ -52,6 +52,7 @@ class RunPresenter(QObject):
         self.session: DataSession | None = None
         self.history: RunHistory | None = None
         self.n_clusters = 0
+        self._drawn: tuple | None = None  # (history, labels_version) on display
         selection.changed.connect(self._on_selection_changed)
 
     # -- data -------------------------------------------------------------------------------
@@ -76,6 +77,7 @@ class RunPresenter(QObject):
     # -- run signals --------------------------------------------------------------------------
     def on_run_started(self, history: RunHistory) -> None:
         self.history = history
+        self._drawn = None
         k = history.params.get("n_clusters", 0)
         self.n_clusters = k if isinstance(k, int) else 0  # "auto": known from the labels
         cls = REGISTRY.get(history.method)
@@ -96,8 +98,10 @@ class RunPresenter(QObject):
         shares = recon_shares(st.extras, len(self.weights.names))
         if st.view_weights is not None or shares is not None:
             self._show_weights(history, st.view_weights, st.extras)
-        if history.labels is not None:
-            self._show_labels(history.labels)
+        drawn = (history, history.labels_version)
+        if history.labels is not None and drawn != self._drawn:  # only labels that moved
+            self._drawn = drawn
+            self._show_labels(history.labels, history)
         if history.heat is not None and history.heat is not self.heatmap.heat:
             self.heatmap.set_heatmap(history.heat)
             self.heatmap.set_highlight(self.selection.cluster)
@@ -113,13 +117,21 @@ class RunPresenter(QObject):
             text = f"Finished: {st.stop_reason or 'done'} after {st.iteration} iterations"
         self.status_changed.emit(text, round(1000 * st.progress))
 
-    def _show_labels(self, labels: np.ndarray) -> None:
-        k = max(self.n_clusters, int(labels.max()) + 1)
-        self.embedding.set_labels(labels)
-        self.results.show_legend(labels, k)
+    def _show_labels(self, labels: np.ndarray, history: RunHistory | None = None) -> None:
+        """Labels in the embedding, legend and confusion; with ``history`` (a live run's
+        latest labels) its counts made by the worker, so no pass over the labels here."""
         truth = self.session.labels if self.session else None
+        counts = table = None
+        if history is not None and history.labels is labels:
+            counts = history.counts
+            if history.truth is not None and history.truth is truth:
+                table = history.truth_counts
+        top = len(counts) if counts is not None else int(labels.max()) + 1
+        k = max(self.n_clusters, top)
+        self.embedding.set_labels(labels, counts)
+        self.results.show_legend(labels, k, counts)
         if truth is not None or self.confusion.has_rows:
-            self.confusion.set_labels(truth, labels, k)
+            self.confusion.set_labels(truth, labels, k, table)
             self.confusion.set_highlight(self.selection.cluster)
 
     def on_run_finished(self, history: RunHistory) -> None:
@@ -163,6 +175,7 @@ class RunPresenter(QObject):
         the next live run takes over the plots as usual (``on_run_started``)."""
         result = history.result
         self.history = history
+        self._drawn = None
         self.selection.clear()
         k = history.params.get("n_clusters", 0)
         self.n_clusters = k if isinstance(k, int) else 0  # "auto": known from the labels
@@ -215,6 +228,7 @@ class RunPresenter(QObject):
         confusion), heat map and metrics. :meth:`show_live` returns to the run's state."""
         frame = playback_frame(history.snapshots, index)
         snap = frame.snapshot
+        self._drawn = None  # leaving playback draws the run's labels again
         self.convergence.curve.setData(frame.objective_x, frame.objective_y)
         for key, curve in self.convergence.metric_curves.items():
             curve.setData(frame.metric_x, frame.metrics[key])

@@ -98,3 +98,40 @@ def test_session_key_and_prepared(small_dataset):
     assert len(views) == 2 and len(chosen) == 2
     s.included[1] = False
     assert s.key != key and s.view_names == ["alpha"]
+
+
+def test_frames_count_what_the_panels_show_only_when_the_labels_move():
+    truth = np.array([0, 0, 1, 1, 2, 2])
+    b = FrameBuilder(1, truth)
+    a = np.array([1, 1, 0, 0, 0, 2])
+
+    def state(it, labels):
+        return IterationState(stage="iterating", iteration=it, objective=1.0 / it, labels=labels)
+
+    first, again = b.build(state(1, a)), b.build(state(2, a.copy()))
+    moved = b.build(state(3, np.array([1, 1, 0, 0, 2, 2])))
+    assert first.labels_changed and moved.labels_changed
+    assert again.labels_changed is False and again.counts is None
+    for f in (first, moved):
+        assert f.counts.tolist() == np.bincount(f.labels).tolist()
+        # the worker's class x cluster table is the confusion the window would count
+        counted, order = confusion(truth, f.labels, 3, 3)
+        tabled, order2 = confusion(truth, f.labels, 3, 3, table=f.truth_counts)
+        assert tabled.tolist() == counted.tolist() and order.tolist() == order2.tolist()
+    h = RunHistory(1, "fake", {})
+    versions = []
+    for f in (first, again, moved):
+        h.add(f)
+        versions.append(h.labels_version)
+    assert versions == [1, 1, 2] and h.counts is moved.counts
+    # playback stores a labelling once, trusting the worker's comparison
+    assert len(h.snapshots.labels) == 2
+
+
+def test_session_counts_classes_without_sorting(small_dataset):
+    from dataclasses import replace
+
+    s = DataSession(replace(small_dataset, labels=np.array([0, 2, 2, 5] * 30 + [0] * 30)))
+    assert s.n_classes == 3 == s.dataset.n_classes
+    s.dataset = replace(small_dataset, labels=None)
+    assert s.n_classes is None

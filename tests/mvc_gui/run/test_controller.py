@@ -200,3 +200,34 @@ def test_incomplete_data_runs_with_its_mask_or_is_refused_by_name(qtbot, control
     assert controller.history.result.metrics["acc"] > 0.9
     with pytest.raises(DataError, match="RGMVC needs every view of every sample, but 36 sample"):
         controller.start("rg-mvc", {"n_clusters": 3}, session)  # refused before it starts
+
+
+def test_final_scores_come_from_the_worker_and_equal_the_run_records(
+    qtbot, controller, small_dataset
+):
+    from core.numerics.metrics import all_metrics
+
+    session = DataSession(small_dataset)
+    with qtbot.waitSignal(controller.run_finished, timeout=60_000):
+        controller.start("fake", {"n_clusters": 3, "max_iter": 5}, session)
+    result = controller.history.result
+    assert result.true_labels is session.labels
+    expected = all_metrics(session.labels, result.labels)
+    assert result.metrics.keys() == expected.keys()
+    for key, value in expected.items():
+        assert abs(result.metrics[key] - value) < 1e-12, key
+
+
+def test_a_stopped_runs_scores_equal_its_labels_scores(qtbot, controller, small_dataset):
+    from core.numerics.metrics import all_metrics
+
+    session = DataSession(small_dataset)
+    controller.start("fake", {"n_clusters": 3, "max_iter": 500, "delay": 0.02}, session)
+    qtbot.waitUntil(lambda: controller.history.labels is not None, timeout=30_000)
+    with qtbot.waitSignal(controller.run_stopped, timeout=5000):
+        controller.stop()
+    result = controller.history.result
+    expected = all_metrics(session.labels, result.labels)
+    assert result.metrics.keys() == expected.keys()
+    for key, value in expected.items():
+        assert abs(result.metrics[key] - value) < 1e-12, key

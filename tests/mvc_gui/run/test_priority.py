@@ -20,3 +20,25 @@ def test_worker_children_run_at_a_lower_priority(module):
         assert child == min(mine + CHILD_NICENESS, 19)
     finally:
         server.kill()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread niceness")
+def test_the_loading_thread_starts_its_children_below_the_window():
+    import subprocess
+    import threading
+
+    from mvc_gui.run.priority import lower_thread_priority
+
+    seen = {}
+
+    def load() -> None:
+        lower_thread_priority()
+        code = "import os; print(os.getpriority(os.PRIO_PROCESS, 0))"
+        seen["child"] = int(subprocess.check_output([sys.executable, "-c", code]))
+
+    mine = os.getpriority(os.PRIO_PROCESS, 0)
+    thread = threading.Thread(target=load)
+    thread.start()
+    thread.join()
+    assert seen["child"] == min(mine + CHILD_NICENESS, 19)
+    assert os.getpriority(os.PRIO_PROCESS, 0) == mine  # the window's own thread keeps its
