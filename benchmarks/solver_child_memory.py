@@ -102,8 +102,12 @@ def main() -> None:
     ap.add_argument("--method", default="fmdc")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--code", action="append", help="checkout to run the child from (repeat)")
-    ap.add_argument("--copy-above", type=float, metavar="GB",
-                    help="core.data.stream_stats.COPY_ABOVE for the run (default 1 GB)")
+    ap.add_argument(
+        "--copy-above",
+        type=float,
+        metavar="GB",
+        help="core.data.stream_stats.COPY_ABOVE for the run (default 1 GB)",
+    )
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
