@@ -26,7 +26,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _scale_data import write_synthetic
+from _scale_data import GENERATOR_VERSION, write_synthetic
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
@@ -38,7 +38,7 @@ DIMS = (100, 300, 600)
 def write_npz(folder: Path, n: int) -> Path:
     """The synthetic views as ``X0..X2`` and ``y`` in a stored (uncompressed) NPZ."""
     data = write_synthetic(folder / "npy", n, DIMS, 10, "float32")
-    path = folder / f"synthetic_{n}.npz"
+    path = folder / f"synthetic_{n}_v{GENERATOR_VERSION}.npz"
     if path.exists():
         return path
     tmp = path.with_suffix(".part")
