@@ -15,13 +15,18 @@ import numpy as np
 
 from core.data.demo import synthetic_streams
 
+#: in every cached file's name: files of an older generator are never reused (version 2: the
+#: centres and maps depend on the seed only, not on n)
+GENERATOR_VERSION = 2
+
 
 def write_synthetic(folder: Path, n: int, dims, c: int, dtype: str, seed: int = 0) -> Path:
-    """Views ``view<i>.npy`` and ``labels.npy`` in ``folder``; reused when already there."""
+    """Views ``view<i>.npy`` and ``labels.npy`` in ``<folder>_v<GENERATOR_VERSION>``, which is
+    returned; reused when already there."""
+    folder = folder.with_name(f"{folder.name}_v{GENERATOR_VERSION}")
     folder.mkdir(parents=True, exist_ok=True)
     stamp = folder / "done.json"
-    # "streams": files written before the centres stopped depending on n are rewritten
-    spec = {"n": n, "dims": list(dims), "c": c, "dtype": dtype, "seed": seed, "streams": 2}
+    spec = {"n": n, "dims": list(dims), "c": c, "dtype": dtype, "seed": seed}
     if stamp.exists() and json.loads(stamp.read_text()) == spec:
         return folder
     structure, rng = synthetic_streams(seed)  # the centres and maps do not depend on n

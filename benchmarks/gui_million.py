@@ -33,7 +33,13 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _scale_data import SCALE_DIMS, load_average, synthetic_file, write_synthetic
+from _scale_data import (
+    GENERATOR_VERSION,
+    SCALE_DIMS,
+    load_average,
+    synthetic_file,
+    write_synthetic,
+)
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
@@ -45,7 +51,7 @@ def write_npz(folder: Path, n: int, dims: tuple[int, ...] = SCALE_DIMS) -> Path:
     """The synthetic views as ``X0..`` and ``y`` in a stored (uncompressed) NPZ."""
     tag = "" if tuple(dims) == SCALE_DIMS else "_" + "-".join(map(str, dims))
     data = write_synthetic(folder / f"npy{tag}", n, dims, 10, "float32")
-    path = folder / f"synthetic_{n}{tag}.npz"
+    path = folder / f"synthetic_{n}{tag}_v{GENERATOR_VERSION}.npz"
     if path.exists():
         return path
     tmp = path.with_suffix(".part")

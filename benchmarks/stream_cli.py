@@ -29,15 +29,15 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _scale_data import GENERATOR_VERSION, load_average, synthetic_file, write_synthetic
 from _scale_data import SCALE_DIMS as DIMS
-from _scale_data import load_average, synthetic_file, write_synthetic
 
 
 def write_mat73(folder: Path, n: int) -> Path:
     """The views as x1..x3 and the labels as gt in MATLAB v7.3 layout (reused when there)."""
     import h5py
 
-    path = folder / f"synthetic_{n}.mat"
+    path = folder / f"synthetic_{n}_v{GENERATOR_VERSION}.mat"
     if path.exists():
         return path
     data = write_synthetic(folder / "npy", n, DIMS, 10, "float32")
