@@ -13,18 +13,21 @@ from pathlib import Path
 
 import numpy as np
 
+from core.data.demo import synthetic_streams
+
 
 def write_synthetic(folder: Path, n: int, dims, c: int, dtype: str, seed: int = 0) -> Path:
     """Views ``view<i>.npy`` and ``labels.npy`` in ``folder``; reused when already there."""
     folder.mkdir(parents=True, exist_ok=True)
     stamp = folder / "done.json"
-    spec = {"n": n, "dims": list(dims), "c": c, "dtype": dtype, "seed": seed}
+    # "streams": files written before the centres stopped depending on n are rewritten
+    spec = {"n": n, "dims": list(dims), "c": c, "dtype": dtype, "seed": seed, "streams": 2}
     if stamp.exists() and json.loads(stamp.read_text()) == spec:
         return folder
-    rng = np.random.default_rng(seed)
+    structure, rng = synthetic_streams(seed)  # the centres and maps do not depend on n
+    centers = structure.normal(scale=1.5, size=(c, c))
+    maps = [structure.standard_normal((c, d)) / np.sqrt(c) for d in dims]
     labels = rng.permutation(np.arange(n) % c).astype(np.int64)
-    centers = rng.normal(scale=1.5, size=(c, c))
-    maps = [rng.standard_normal((c, d)) / np.sqrt(c) for d in dims]
     np.save(folder / "labels.npy", labels)
     outs = [
         np.lib.format.open_memmap(folder / f"view{i}.npy", "w+", np.dtype(dtype), (n, d))

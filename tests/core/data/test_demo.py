@@ -148,6 +148,20 @@ def test_make_synthetic_shapes_and_structure():
     assert all(_between_within(v, ds.labels) > 0.3 for v in ds.views)
 
 
+def test_make_synthetic_is_the_same_problem_at_every_n():
+    """The cluster centres and view maps depend on the seed only: a larger n is more samples
+    of the same clusters (scale benchmarks compare accuracy across n), another seed differs."""
+
+    def class_means(n: int, seed: int) -> np.ndarray:
+        ds = make_synthetic(n, dims=(6,), c=3, seed=seed, noise=0.0)
+        return np.array([ds.views[0][ds.labels == k].mean(axis=0) for k in range(3)])
+
+    small, large = class_means(3000, 1), class_means(30000, 1)
+    spread = np.abs(small).max()
+    assert np.abs(small - large).max() < 0.1 * spread  # sampling error only
+    assert np.abs(small - class_means(3000, 2)).max() > 0.3 * spread
+
+
 def test_make_synthetic_is_fast_at_100k():
     start = time.perf_counter()
     ds = make_synthetic(100_000, dims=(20, 30), c=10, seed=1)
