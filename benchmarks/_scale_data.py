@@ -26,7 +26,8 @@ def write_synthetic(folder: Path, n: int, dims, c: int, dtype: str, seed: int = 
     folder = folder.with_name(f"{folder.name}_v{GENERATOR_VERSION}")
     folder.mkdir(parents=True, exist_ok=True)
     stamp = folder / "done.json"
-    spec = {"n": n, "dims": list(dims), "c": c, "dtype": dtype, "seed": seed}
+    # "streams": files written before the centres stopped depending on n are rewritten
+    spec = {"n": n, "dims": list(dims), "c": c, "dtype": dtype, "seed": seed, "streams": 2}
     if stamp.exists() and json.loads(stamp.read_text()) == spec:
         return folder
     structure, rng = synthetic_streams(seed)  # the centres and maps do not depend on n
