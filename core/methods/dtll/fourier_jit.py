@@ -137,6 +137,7 @@ def _fourier_shrink(
     nv, nc, nf = g_hat.shape
     q = min(nv, nc)
     thr = gst_threshold(tau, p)
+    inv_mu = 1.0 / mu
     for chunk in prange((nf + _CHUNK - 1) // _CHUNK):
         k = np.empty((q, q), dtype=np.complex128)
         u = np.empty((q, q), dtype=np.complex128)
@@ -148,7 +149,7 @@ def _fourier_shrink(
             total = 0.0
             for v in range(nv):
                 for c in range(nc):
-                    z = g_hat[v, c, f] + m_hat[v, c, f] / mu
+                    z = g_hat[v, c, f] + m_hat[v, c, f] * inv_mu
                     t[v, c, 0] = z
                     total += z.real * z.real + z.imag * z.imag
             if total <= thr * thr:  # σ_max² ≤ Σσ² = ‖X‖²_F ≤ thr²: GST zeroes the slice
