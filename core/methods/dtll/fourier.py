@@ -116,10 +116,13 @@ def fourier_step(
         changed += moved
         repairs += fixed
     if changed or st.g_hat is None:
+        st.g_hat = None  # the old transform is not needed: one complex tensor less at peak
         st.g_hat = _fft_labels(st)
     j_hat = np.empty_like(st.m_hat)
     fourier_shrink(st.g_hat, st.m_hat, st.mu, lam / st.mu, p, j_hat)
+    del st.big_j  # replaced by the irfft below; freed first to lower the peak
     st.big_j = sfft.irfft(j_hat, n=st.view_labels.shape[1], axis=-1)
+    del j_hat
     residual = dual_update(st.view_labels, st.big_j, st.big_m, st.mu)
     st.grads = [_gradient(graphs[v], st, v) for v in range(nv)]
     nuc = np.array([g[1] for g in st.grads])
