@@ -23,7 +23,7 @@ from core.numerics.jit.tensor import gst_threshold
 __all__ = ["dual_update", "fourier_shrink", "fourier_sp_norm", "label_argmax"]
 
 _GST_STEPS = 4  # as jit.tensor.gst (the reference code's fixed-point steps)
-_PARALLEL_SIZE = 1 << 20  # tensor entries above which the kernels run on all threads
+PARALLEL_SIZE = 1 << 20  # tensor entries above which the kernels run on all threads
 _CHUNK = 512  # frequencies per parallel task
 _ROWS = 4096  # samples per parallel task of the G-step
 
@@ -294,7 +294,7 @@ _LABELS = njit(**PARALLEL_JIT)(_label_argmax)
 def _run(kernel, size: int, *args):
     """Small tensors on the calling thread alone: a parallel region waits for a free core,
     which on a busy machine costs more than the work (one build, so one cache entry)."""
-    if size >= _PARALLEL_SIZE:
+    if size >= PARALLEL_SIZE:
         return kernel(*args)
     before = numba.get_num_threads()
     numba.set_num_threads(1)
