@@ -22,7 +22,13 @@ import scipy.fft as sfft
 import scipy.sparse as sp
 
 from core.methods.dtll.alm import MU_MAX, RHO, AlmParams, hold_ties
-from core.methods.dtll.fourier_jit import dual_update, fourier_shrink, fourier_sp_norm, label_argmax
+from core.methods.dtll.fourier_jit import (
+    PARALLEL_SIZE,
+    dual_update,
+    fourier_shrink,
+    fourier_sp_norm,
+    label_argmax,
+)
 from core.methods.dtll.updates import alpha_step, label_step, nuclear_gradient, transmission
 
 __all__ = ["FourierState", "fourier_step"]
@@ -63,13 +69,19 @@ class FourierState:
         return self.big_j.transpose(2, 1, 0), self.big_m.transpose(2, 1, 0)
 
 
+def _workers(size: int) -> int:
+    """Both cores for the FFT of large tensors (its rows are independent transforms, so the
+    result is the same; 100k samples: 8.6 -> 5.5 ms per transform on a quiet machine)."""
+    return -1 if size >= PARALLEL_SIZE else 1
+
+
 def _fft_labels(st: FourierState) -> np.ndarray:
     """Ĝ: the real FFT along the samples of the one-hot 𝒢."""
     nv, n = st.view_labels.shape
     st.onehot[:] = 0.0
     for v in range(nv):
         st.onehot[v, st.view_labels[v], np.arange(n)] = 1.0
-    return sfft.rfft(st.onehot, axis=-1)
+    return sfft.rfft(st.onehot, axis=-1, workers=_workers(st.onehot.size))
 
 
 def _label_step(
@@ -116,10 +128,14 @@ def fourier_step(
         changed += moved
         repairs += fixed
     if changed or st.g_hat is None:
+        st.g_hat = None  # the old transform is not needed: one complex tensor less at peak
         st.g_hat = _fft_labels(st)
     j_hat = np.empty_like(st.m_hat)
     fourier_shrink(st.g_hat, st.m_hat, st.mu, lam / st.mu, p, j_hat)
-    st.big_j = sfft.irfft(j_hat, n=st.view_labels.shape[1], axis=-1)
+    del st.big_j  # replaced by the irfft below; freed first to lower the peak
+    n = st.view_labels.shape[1]
+    st.big_j = sfft.irfft(j_hat, n=n, axis=-1, workers=_workers(st.big_m.size))
+    del j_hat
     residual = dual_update(st.view_labels, st.big_j, st.big_m, st.mu)
     st.grads = [_gradient(graphs[v], st, v) for v in range(nv)]
     nuc = np.array([g[1] for g in st.grads])

@@ -23,8 +23,9 @@ from core.numerics.jit.tensor import gst_threshold
 __all__ = ["dual_update", "fourier_shrink", "fourier_sp_norm", "label_argmax"]
 
 _GST_STEPS = 4  # as jit.tensor.gst (the reference code's fixed-point steps)
-_PARALLEL_SIZE = 1 << 20  # tensor entries above which the kernels run on all threads
+PARALLEL_SIZE = 1 << 20  # tensor entries above which the kernels run on all threads
 _CHUNK = 512  # frequencies per parallel task
+_ROWS = 4096  # samples per parallel task of the G-step
 
 
 @njit(**JIT)
@@ -136,6 +137,7 @@ def _fourier_shrink(
     nv, nc, nf = g_hat.shape
     q = min(nv, nc)
     thr = gst_threshold(tau, p)
+    inv_mu = 1.0 / mu
     for chunk in prange((nf + _CHUNK - 1) // _CHUNK):
         k = np.empty((q, q), dtype=np.complex128)
         u = np.empty((q, q), dtype=np.complex128)
@@ -147,7 +149,7 @@ def _fourier_shrink(
             total = 0.0
             for v in range(nv):
                 for c in range(nc):
-                    z = g_hat[v, c, f] + m_hat[v, c, f] / mu
+                    z = g_hat[v, c, f] + m_hat[v, c, f] * inv_mu
                     t[v, c, 0] = z
                     total += z.real * z.real + z.imag * z.imag
             if total <= thr * thr:  # σ_max² ≤ Σσ² = ‖X‖²_F ≤ thr²: GST zeroes the slice
@@ -225,8 +227,7 @@ def _fourier_sp_norm(g_hat: np.ndarray, p: float, n: int) -> float:
     return part.sum()
 
 
-@njit(**JIT)
-def label_argmax(
+def _label_argmax(
     indptr: np.ndarray,
     indices: np.ndarray,
     data: np.ndarray,
@@ -242,27 +243,29 @@ def label_argmax(
     of labels changed."""
     n = labels.shape[0]
     nc = h.shape[1]
-    row = np.empty(nc)
-    changed = 0
-    for i in range(n):
-        for c in range(nc):
-            row[c] = 0.0
-        for e in range(indptr[i], indptr[i + 1]):
-            a = data[e]
-            col = indices[e]
+    nchunks = (n + _ROWS - 1) // _ROWS
+    moved = np.zeros(nchunks, dtype=np.int64)
+    for chunk in prange(nchunks):
+        row = np.empty(nc)
+        for i in range(chunk * _ROWS, min(n, (chunk + 1) * _ROWS)):
             for c in range(nc):
-                row[c] += a * h[col, c]
-        best = 0
-        bestval = -np.inf
-        for c in range(nc):
-            val = weight * row[c] + mu * j[c, i] - m[c, i]
-            if val > bestval:
-                bestval = val
-                best = c
-        if best != labels[i]:
-            changed += 1
-            labels[i] = best
-    return changed
+                row[c] = 0.0
+            for e in range(indptr[i], indptr[i + 1]):
+                a = data[e]
+                col = indices[e]
+                for c in range(nc):
+                    row[c] += a * h[col, c]
+            best = 0
+            bestval = -np.inf
+            for c in range(nc):
+                val = weight * row[c] + mu * j[c, i] - m[c, i]
+                if val > bestval:
+                    bestval = val
+                    best = c
+            if best != labels[i]:
+                moved[chunk] += 1
+                labels[i] = best
+    return moved.sum()
 
 
 def _dual_update(labels: np.ndarray, j: np.ndarray, m: np.ndarray, mu: float) -> float:
@@ -285,12 +288,13 @@ def _dual_update(labels: np.ndarray, j: np.ndarray, m: np.ndarray, mu: float) ->
 _SHRINK = njit(**PARALLEL_JIT)(_fourier_shrink)
 _SP_NORM = njit(**PARALLEL_JIT)(_fourier_sp_norm)
 _DUAL = njit(**PARALLEL_JIT)(_dual_update)
+_LABELS = njit(**PARALLEL_JIT)(_label_argmax)
 
 
 def _run(kernel, size: int, *args):
     """Small tensors on the calling thread alone: a parallel region waits for a free core,
     which on a busy machine costs more than the work (one build, so one cache entry)."""
-    if size >= _PARALLEL_SIZE:
+    if size >= PARALLEL_SIZE:
         return kernel(*args)
     before = numba.get_num_threads()
     numba.set_num_threads(1)
@@ -315,3 +319,19 @@ def fourier_sp_norm(g_hat: np.ndarray, p: float, n: int) -> float:
 def dual_update(labels: np.ndarray, j: np.ndarray, m: np.ndarray, mu: float) -> float:
     """M += μ(G − J) in place; the residual max|G − J| (``_dual_update``)."""
     return float(_run(_DUAL, j.size, labels, j, m, mu))
+
+
+def label_argmax(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    data: np.ndarray,
+    h: np.ndarray,
+    weight: float,
+    mu: float,
+    j: np.ndarray,
+    m: np.ndarray,
+    labels: np.ndarray,
+) -> int:
+    """G-step of one view in place (``_label_argmax``); the number of labels changed."""
+    args = (indptr, indices, data, h, weight, mu, j, m, labels)
+    return int(_run(_LABELS, data.size * h.shape[1], *args))

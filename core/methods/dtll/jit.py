@@ -40,3 +40,17 @@ def vda_picks(score: np.ndarray, selected: np.ndarray, start: int, stop: int) ->
                 best = i
         selected[t] = best
     return stop
+
+
+@njit(**JIT)
+def transmission_sums(
+    indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, labels: np.ndarray, c: int, m: int
+) -> np.ndarray:
+    """X = SᵀG (m × C) of a CSR graph and labels: X[j, l] = Σ_{i: label_i = l} S_ij, summed
+    in the order of the stored entries (as ``np.bincount`` does, so the sums are equal)."""
+    out = np.zeros((m, c))
+    for i in range(labels.shape[0]):
+        lab = labels[i]
+        for e in range(indptr[i], indptr[i + 1]):
+            out[indices[e], lab] += data[e]
+    return out

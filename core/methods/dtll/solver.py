@@ -164,7 +164,7 @@ class DTLL(BaseSolver):
         )
         v, c, k = len(dims), p["n_clusters"], p["n_neighbors"]
         graphs = 8 * n_samples * k * v * 3
-        tensors = 8 * n_samples * c * v * 8  # 𝒢, 𝒥, ℳ, FFT buffers, Q
+        tensors = 8 * n_samples * c * v * 10  # 𝒥, ℳ, one-hot 𝒢, Ĝ, M̂, Ĵ (complex), Q
         return int(graphs + tensors + 8 * m * sum(dims) + (64 << 20) + 8 * n_samples * 8)
 
     def _run(self, views: list[View], rep: Reporter) -> Generator[IterationState, None, FitResult]:

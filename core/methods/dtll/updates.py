@@ -16,7 +16,7 @@ from sklearn.metrics import pairwise_distances_argmin
 
 from core.data.blocks import is_source
 from core.data.dataset import View
-from core.methods.dtll.jit import vda_picks
+from core.methods.dtll.jit import transmission_sums, vda_picks
 from core.methods.params import ParamError
 from core.numerics.graphs import block_rows, normalize_anchor_graph
 from core.numerics.linalg import row_normalize
@@ -167,9 +167,8 @@ def nnz_rows(graph: sp.csr_matrix) -> np.ndarray:
 
 def transmission(graph: sp.csr_matrix, rows: np.ndarray, labels: np.ndarray, c: int) -> np.ndarray:
     """X = SᵀG (m × C): anchor j's mass in cluster l, Σ_{i: label_i = l} S_ij; O(nnz)."""
-    m = graph.shape[1]
-    flat = graph.indices.astype(np.int64) * c + labels[rows]
-    return np.bincount(flat, weights=graph.data, minlength=m * c).reshape(m, c)
+    del rows  # kept in the signature for callers; the kernel walks the rows itself
+    return transmission_sums(graph.indptr, graph.indices, graph.data, labels, c, graph.shape[1])
 
 
 def nuclear_gradient(x: np.ndarray) -> tuple[np.ndarray, float]:

@@ -79,6 +79,7 @@ def test_row_variance_dense_and_sparse_match_concatenation():
     np.testing.assert_allclose(row_variance([a, b]), expect)
 
 
+@pytest.mark.kernels
 def test_transmission_and_nuclear_gradient():
     g = np.random.default_rng(0)
     x = g.normal(size=(40, 6))
@@ -87,6 +88,10 @@ def test_transmission_and_nuclear_gradient():
     onehot = np.eye(3)[labels]
     xt = transmission(s, nnz_rows(s), labels, 3)
     np.testing.assert_allclose(xt, s.T @ onehot)
+    # the kernel sums in the stored order, as the bincount twin does: equal bit for bit
+    flat = s.indices.astype(np.int64) * 3 + labels[nnz_rows(s)]
+    twin = np.bincount(flat, weights=s.data, minlength=s.shape[1] * 3).reshape(-1, 3)
+    assert np.array_equal(xt, twin)
     h, nuc = nuclear_gradient(xt)
     assert nuc == pytest.approx(np.linalg.svd(xt, compute_uv=False).sum())
     assert np.sum(h * xt) == pytest.approx(nuc)  # tr(HᵀX) = ‖X‖_*
