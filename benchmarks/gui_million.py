@@ -190,6 +190,8 @@ def main() -> int:
     ap.add_argument("--trace", action="store_true", help="GUI-thread busy stretches over 30 ms")
     ap.add_argument("--trace-ms", type=float, default=30.0, help="--trace: list stretches over")
     ap.add_argument("--trace-stacks", action="store_true", help="stacks during stalls > 150 ms")
+    ap.add_argument("--profile", default=None, help="cProfile stats of the GUI thread during "
+                    "the run and the layout, written to PROFILE.run / PROFILE.layout")  # fmt: skip
     ap.add_argument("--screenshot", default=None, help="PNG of the window at the end")
     ap.add_argument("--skip-run", action="store_true", help="only open the file (and wait for "
                     "the exact summary of a memory-mapped one)")  # fmt: skip
@@ -241,15 +243,18 @@ def main() -> int:
     win.method_panel.set_method(args.method)
     win.method_panel.reset_defaults()
     phases.start("run")
+    profile = _profile_start(args.profile)
     t0 = time.perf_counter()
     win.run()
     wait_until(app, lambda: bool(finished or failed), args.timeout)
     t_end = time.perf_counter()
+    _profile_stop(profile, args.profile, "run")
     print(f"run ({args.method}): {t_end - t0:.1f} s, ok={bool(finished)} {failed[:1] or ''}")
     print(f"  event-loop stall during the run: {phases.stop()}")
     if finished:
         print(f"  metrics: { {k: round(v, 4) for k, v in finished[-1].result.metrics.items()} }")
     phases.start("layout after the run")
+    profile = _profile_start(args.profile)
     # the layout child starts with the data, so frames may predate the run's end; a 1M layout
     # refines for many minutes: wait for points on screen, then --after-frame seconds more
     wait_until(app, lambda: bool(frames) or not win.embedder.busy, args.timeout)
@@ -260,6 +265,7 @@ def main() -> int:
     final = [t for t, f in frames if f]
     last = f"{final[-1] - t_end:.1f} s" if final else f"not within {args.after_frame:g} s more"
     print(f"layout: on screen {first} after the run's end, final {last}, {len(frames)} frames")
+    _profile_stop(profile, args.profile, "layout")
     print(f"  event-loop stall during the layout: {phases.stop()}")
     print(pss.stop())
     if args.screenshot:
@@ -272,6 +278,26 @@ def main() -> int:
     print(f"load average at the end: {load_average()}")
     win.close()
     return 0
+
+
+def _profile_start(path: str | None):
+    """--profile: a deterministic profile of the GUI thread (cProfile sees only the thread it
+    was enabled in: the window's own Python work, Qt's calls included as builtins)."""
+    if path is None:
+        return None
+    import cProfile
+
+    profile = cProfile.Profile()
+    profile.enable()
+    return profile
+
+
+def _profile_stop(profile, path: str | None, phase: str) -> None:
+    if profile is None:
+        return
+    profile.disable()
+    profile.dump_stats(f"{path}.{phase}")
+    print(f"  GUI-thread profile of the {phase}: {path}.{phase} (python -m pstats)")
 
 
 def _open_only(app, win, pss, phases: Phases, t0: float, timeout: float) -> int:

@@ -93,6 +93,7 @@ def child(path: str, method: str, seed: int, copy_above: float | None) -> None:
         "views": sorted({type(v).__name__ for v in views}),
         "preprocessing": chosen, "n_stats": len(stats),
         "acc": None if ds.labels is None else round(accuracy(ds.labels, labels), 4),
+        "stages_s": {k: round(v, 1) for k, v in (getattr(solver, "stage_times_", {})).items()},
     }))  # fmt: skip
 
 

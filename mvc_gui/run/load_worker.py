@@ -23,7 +23,6 @@ from core.data.mapped import MAP_ABOVE
 from core.data.store import read_summary
 from mvc_gui.model.data_session import DataSession
 from mvc_gui.model.data_stores import new_store_dir
-from mvc_gui.run.priority import lower_thread_priority
 from mvc_gui.run.workers import _ThreadWorker
 
 __all__ = ["LoadLimits", "LoadWorker"]
@@ -64,7 +63,6 @@ class LoadWorker(_ThreadWorker):
         self.limits = replace(limits)  # a copy: later changes are for later loads
 
     def _main(self) -> None:
-        lower_thread_priority()  # and the reader / summary children this thread starts
         # the store outlives the load: the solver and layout children map its files (one copy
         # of the data for all processes); the window removes it when the data is replaced
         store = new_store_dir()

@@ -21,6 +21,7 @@ from core.numerics.layout import EmbeddingCancelled, embed, representation
 from mvc_gui.model.data_session import DataSession, preprocess_views
 from mvc_gui.model.run_history import Frame
 from mvc_gui.model.runner import PauseStep, RunEnd, attach_prediction_stats, run_solver
+from mvc_gui.run.priority import lower_thread_priority
 
 __all__ = [
     "EmbeddingWorker",
@@ -38,7 +39,7 @@ class _ThreadWorker(QObject):
         super().__init__(parent)
         self._stop = threading.Event()
         self._lock = threading.Lock()
-        self._thread = threading.Thread(target=self._main, daemon=True, name=type(self).__name__)
+        self._thread = threading.Thread(target=self._run, daemon=True, name=type(self).__name__)
 
     def start(self) -> None:
         self._thread.start()
@@ -59,6 +60,10 @@ class _ThreadWorker(QObject):
             signal.emit(*args)
         except RuntimeError:  # the receiver was deleted while we were finishing
             pass
+
+    def _run(self) -> None:
+        lower_thread_priority()  # below the GUI thread (and so are the children it starts)
+        self._main()
 
     def _main(self) -> None:
         raise NotImplementedError
