@@ -19,6 +19,7 @@ from core.data.demo import load_demo as core_load_demo
 from core.data.demo import make_synthetic
 from core.data.missing import preprocess_observed
 from core.data.preprocessing import PREPROCESSORS
+from core.data.spill import preprocess_spilled
 from core.data.stream_stats import preprocess_in_blocks, preprocess_streamed
 
 __all__ = ["PREPROCESSORS", "DataSession", "load_demo", "preprocess_views"]
@@ -33,9 +34,15 @@ def preprocess_views(
 ) -> tuple[list, list[str]]:
     """Preprocessed views (``auto`` by the method's rule); with ``observed`` each view on the
     samples that have it (statistics follow them; the missing rows are zero, never read).
-    Views read in row blocks (a streamed dataset) are preprocessed block by block; so are
-    large memory-mapped views when the method reads row blocks (``row_blocks``: no copy)."""
+    Views read in row blocks (a streamed dataset) are preprocessed block by block. Large
+    memory-mapped views of a method that can read row blocks (``row_blocks``, the solver
+    child's FMDC/DTLL) get their preprocessed copy in a temporary file mapped like them
+    (``core.data.spill``: the method's in-memory path, no copy in private memory), or, when
+    the disk has no room for it, are preprocessed block by block as each pass reads them."""
     if row_blocks and observed is None and not any(is_source(v) for v in views):
+        spilled = preprocess_spilled(views, methods, auto_rule)
+        if spilled is not None:
+            return spilled
         views = preprocess_in_blocks(views) or views
     if any(is_source(v) for v in views):
         streamed, chosen, _ = preprocess_streamed(list(views), list(methods), auto_rule, observed)
