@@ -75,6 +75,7 @@ class EventProfiler:
         self.events: list[dict] = []
         self.total_cpu = 0.0
         self._current: tuple[Counter, Counter] | None = None
+        self._paints: Counter | None = None  # GUI-thread CPU per plot painted in the stretch
         self._pausing = False  # in the pause after processEvents(): not the GUI's own code
         threading.Thread(target=self._sampler, daemon=True, name="stack-sampler").start()
 
@@ -91,14 +92,14 @@ class EventProfiler:
         sampled (the GUI thread gets the GIL back after the pause: a long wait there is a
         stretch held up by another thread)."""
         samples: tuple[Counter, Counter] = (Counter(), Counter())
-        self._current, self._pausing = samples, False
+        self._current, self._pausing, self._paints = samples, False, Counter()
         wall0, cpu0, queued0 = time.perf_counter(), time.thread_time(), self._queued()
         try:
             app.processEvents()
             self._pausing = True
             time.sleep(pause)
         finally:
-            self._current = None
+            self._current, paints, self._paints = None, self._paints, None
             cpu = time.thread_time() - cpu0
             wall = time.perf_counter() - wall0 - pause
             self.total_cpu += cpu
@@ -111,8 +112,27 @@ class EventProfiler:
                         "queued_ms": (self._queued() - queued0) * 1000,
                         "where": samples[0].most_common(3),
                         "others": samples[1].most_common(3),
+                        "paints": paints.most_common(4),
                     }
                 )
+
+    def time_paints(self) -> None:
+        """Also time each pyqtgraph view's paint event (GUI-thread CPU per plot) within a
+        stretch. Call before the window is built: PySide6 may not see a later override."""
+        import pyqtgraph as pg
+
+        original, profiler = pg.GraphicsView.paintEvent, self
+
+        def paint_event(view, ev):
+            t0 = time.thread_time()
+            try:
+                return original(view, ev)
+            finally:
+                paints = profiler._paints
+                if paints is not None:
+                    paints[_owner(view)] += (time.thread_time() - t0) * 1000
+
+        pg.GraphicsView.paintEvent = paint_event
 
     def _queued(self) -> float:
         return thread_sched(self.main_tid)[1]
@@ -167,9 +187,21 @@ def _event_line(e: dict) -> str:
         f"    {e['cpu_ms']:5.0f} ms CPU ({e['wall_ms']:.0f} ms wall, "
         f"{e['queued_ms']:.0f} ms waiting for a core): {where}"
     )
+    if e.get("paints"):
+        line += "\n      paints (ms CPU): " + ", ".join(f"{w} {ms:.0f}" for w, ms in e["paints"])
     if e["others"] and e["wall_ms"] - e["cpu_ms"] - e["queued_ms"] > 10:
         line += "\n      other threads meanwhile: " + "; ".join(f"{w} x{c}" for w, c in e["others"])
     return line
+
+
+def _owner(view) -> str:
+    """The class of the plot (mvc_gui) a pyqtgraph view belongs to."""
+    w = view
+    while w is not None:
+        if type(w).__module__.startswith("mvc_gui"):
+            return type(w).__name__
+        w = w.parent()
+    return type(view).__name__
 
 
 def _where(frame) -> str:

@@ -46,3 +46,30 @@ def test_process_events_without_a_profiler_processes_events(qtbot):
     while not fired and time.perf_counter() < deadline:
         process_events(QApplication.instance())
     assert fired
+
+
+def test_profiler_times_the_paints_of_each_plot(qtbot):
+    import pyqtgraph as pg
+
+    original = pg.GraphicsView.paintEvent
+    profiler = EventProfiler(keep_ms=0.0)
+    profiler.time_paints()
+    try:
+
+        class SlowPlot(pg.PlotWidget):
+            pass
+
+        SlowPlot.__module__ = "mvc_gui.plots.slow"  # what _owner looks for
+        view = SlowPlot()
+        qtbot.addWidget(view)
+        view.plot([0, 1, 2], [3, 1, 2])
+        view.show()
+        profiler.start()
+        view.update()
+        for _ in range(20):
+            process_events(QApplication.instance())
+        events = profiler.stop()
+    finally:
+        pg.GraphicsView.paintEvent = original
+    painted = [name for e in events for name, _ms in e["paints"]]
+    assert "SlowPlot" in painted
