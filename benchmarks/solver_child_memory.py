@@ -37,7 +37,15 @@ def _status() -> dict[str, int]:
     return out
 
 
-def child(path: str, method: str, seed: int, copy_above: float | None) -> None:
+def _cpu() -> float:
+    """CPU seconds (user + system) of this process so far, all threads."""
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def child(path: str, method: str, seed: int, copy_above: float | None, mode: str) -> None:
     """What the solver child does with a mapped dataset; prints one JSON line."""
     peaks = {"RssAnon": 0, "VmRSS": 0}
     done = threading.Event()
@@ -61,8 +69,14 @@ def child(path: str, method: str, seed: int, copy_above: float | None) -> None:
         import core.data.stream_stats as stream_stats
 
         stream_stats.COPY_ABOVE = int(copy_above * 2**30)
+    if mode == "memory":  # the data read whole into memory first (the command line's case)
+        ds.views = [np.array(v) for v in ds.views]
+    elif mode == "blocks":  # session 20's path: row blocks preprocessed at every pass
+        import core.data.spill
+
+        core.data.spill.SPILL_MARGIN = 1 << 60
     threading.Thread(target=sample, daemon=True).start()
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), _cpu()
     cls = core.methods.REGISTRY[method]
     solver = cls.from_params({"n_clusters": ds.n_classes or 10, "random_state": seed})
     try:  # as mvc_gui.run.solver_process.serve calls it
@@ -87,6 +101,7 @@ def child(path: str, method: str, seed: int, copy_above: float | None) -> None:
     labels = np.asarray(solver.labels_)
     print(json.dumps({
         "seconds": round(time.perf_counter() - t0, 1), "preprocess_s": round(t_prep, 1),
+        "cpu_s": round(_cpu() - cpu0, 1),
         "peak_anon_gb": round(max(peaks["RssAnon"], s["RssAnon"]) / 2**30, 2),
         "anon_after_preprocessing_gb": round(after_prep / 2**30, 2),
         "peak_rss_gb": round(s["VmHWM"] / 2**30, 2),
@@ -109,10 +124,14 @@ def main() -> None:
         metavar="GB",
         help="core.data.stream_stats.COPY_ABOVE for the run (default 1 GB)",
     )
+    ap.add_argument("--mode", choices=("spill", "blocks", "memory"), default="spill",
+                    help="spill: the preprocessed copy on disk (default); blocks: row blocks "
+                    "preprocessed at every pass (session 20); memory: the data read whole "
+                    "first")  # fmt: skip
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        child(args.file, args.method, args.seed, args.copy_above)
+        child(args.file, args.method, args.seed, args.copy_above, args.mode)
         return
     for code in args.code or [str(ROOT)]:
         env = {**os.environ, "PYTHONPATH": code}
@@ -120,6 +139,7 @@ def main() -> None:
         cmd += ["--seed", str(args.seed)]
         if args.copy_above is not None:
             cmd += ["--copy-above", str(args.copy_above)]
+        cmd += ["--mode", args.mode]
         load = Path("/proc/loadavg").read_text().split()[0]
         out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
         line = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else out.stderr[-2000:]
