@@ -5,7 +5,9 @@ window when the layout ran in a thread. The child receives ``("embed", job_id, (
 methods, auto_rule, observed[, options]))`` (``options``: a dict, ``{"layout": "tsne" |
 "umap"}``; absent means t-SNE), sends ``("frame", job_id, (iteration, layout))`` every 25
 t-SNE iterations and ``("end", job_id, (layout or None, error, chosen preprocessing))``
-last; ``("stop", job_id, None)`` cancels at the next frame.
+last; ``("stop", job_id, None)`` cancels at the next frame. ``("hold", job_id, None)`` makes
+the job wait at its next frame until ``("release", job_id, None)``: the window holds a large
+layout while a run computes, so the two do not share the cores (the clusters come first).
 """
 
 from __future__ import annotations
@@ -34,18 +36,23 @@ def serve(conn: Any) -> None:
             return
         if kind != "embed":
             continue
-        state = {"stop": False}
+        state = {"stop": False, "held": False}
+
+        def handle(msg: Any, job: int = job, state=state) -> None:
+            k, j, _ = msg
+            if k in ("embed", "quit"):  # a new job (read whole, buffers too): run it next
+                pending[:] = [msg]
+            state["stop"] |= (k == "stop" and j == job) or k in ("embed", "quit")
+            if j == job and k in ("hold", "release"):
+                state["held"] = k == "hold"
 
         def callback(iteration: int, layout: np.ndarray, job: int = job, state=state) -> bool:
             while conn.poll():
-                # a new job comes with out-of-band buffers: read it whole, run it next
-                msg = recv_message(conn)
-                k, j, _ = msg
-                if k in ("embed", "quit"):
-                    pending[:] = [msg]
-                state["stop"] |= (k == "stop" and j == job) or k in ("embed", "quit")
+                handle(recv_message(conn))
             if not state["stop"]:
                 conn.send(("frame", job, (iteration, layout.astype(np.float32))))
+            while state["held"] and not state["stop"]:
+                handle(recv_message(conn))  # held: wait (no CPU) for release, stop or a job
             return state["stop"]
 
         chosen: list[str] = []
