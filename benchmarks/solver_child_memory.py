@@ -65,12 +65,13 @@ def child(path: str, method: str, seed: int, copy_above: float | None, mode: str
     from mvc_gui.model.data_session import preprocess_views
 
     ds = open_mapped(path)
+    raw = list(ds.views)
     if copy_above is not None:
         import core.data.stream_stats as stream_stats
 
         stream_stats.COPY_ABOVE = int(copy_above * 2**30)
     if mode == "memory":  # the data read whole into memory first (the command line's case)
-        ds.views = [np.array(v) for v in ds.views]
+        raw = [np.array(v) for v in raw]
     elif mode == "blocks":  # session 20's path: row blocks preprocessed at every pass
         import core.data.spill
 
@@ -84,12 +85,10 @@ def child(path: str, method: str, seed: int, copy_above: float | None, mode: str
 
         blocks = {"row_blocks": method in STREAMING_METHODS}
         views, chosen = preprocess_views(
-            list(ds.views), ["auto"] * ds.n_views, cls.auto_preprocessing, None, **blocks
+            raw, ["auto"] * ds.n_views, cls.auto_preprocessing, None, **blocks
         )
     except TypeError:  # a checkout from before row_blocks
-        views, chosen = preprocess_views(
-            list(ds.views), ["auto"] * ds.n_views, cls.auto_preprocessing, None
-        )
+        views, chosen = preprocess_views(raw, ["auto"] * ds.n_views, cls.auto_preprocessing, None)
     t_prep = time.perf_counter() - t0
     after_prep = _status()["RssAnon"]
     for state in solver.iterate(views, None):
