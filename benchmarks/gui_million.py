@@ -44,7 +44,7 @@ from _scale_data import (
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
-from benchmarks.gui_probes import EventProfiler, IdleProbe
+from benchmarks.gui_probes import CpuShares, EventProfiler, IdleProbe, children, process_name
 from benchmarks.gui_responsiveness import StallMeter, StallTracer, _fmt, wait_until
 
 
@@ -64,18 +64,6 @@ def write_npz(folder: Path, n: int, dims: tuple[int, ...] = SCALE_DIMS) -> Path:
     return path
 
 
-def _children(pid: int) -> list[int]:
-    """Child pids from /proc/<pid>/task/*/children (a scan of all of /proc would hold the
-    GIL for tens of ms every sample and show up as stalls of the window it measures)."""
-    kids = []
-    for task in Path(f"/proc/{pid}/task").glob("*/children"):
-        try:
-            kids.extend(int(p) for p in task.read_text().split())
-        except (OSError, ValueError):
-            pass
-    return kids
-
-
 def _pss_kb(pid: int) -> int:
     try:
         for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
@@ -84,18 +72,6 @@ def _pss_kb(pid: int) -> int:
     except OSError:
         pass
     return 0
-
-
-def _name(pid: int) -> str:
-    """ "window" for this process, else the child's module (solver_process, ...)."""
-    if pid == os.getpid():
-        return "window"
-    try:
-        args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
-        return str(pid)
-    mods = [a.decode() for a in args if a.startswith((b"mvc_gui.", b"core.")) or a.endswith(b".py")]
-    return mods[0].rsplit(".", 1)[-1] if mods else str(pid)
 
 
 class PssSampler:
@@ -115,11 +91,14 @@ class PssSampler:
             while todo:
                 pid = todo.pop()
                 pids.append(pid)
-                todo.extend(_children(pid))
+                todo.extend(children(pid))
             parts = {pid: _pss_kb(pid) for pid in pids}
             for pid, kb in parts.items():
                 if kb > self.own_peak.get(pid, (0, ""))[0]:
-                    self.own_peak[pid] = (kb, self.own_peak.get(pid, (0, ""))[1] or _name(pid))
+                    self.own_peak[pid] = (
+                        kb,
+                        self.own_peak.get(pid, (0, ""))[1] or process_name(pid),
+                    )
             total = sum(parts.values())
             if total > self.peak_kb:
                 self.peak_kb, self.peak_parts = total, parts
@@ -158,6 +137,7 @@ class Phases:
 
     def __init__(self, pss: PssSampler, trace: float | None, stacks: bool) -> None:
         self.pss, self.meter, self.probe = pss, StallMeter(), IdleProbe()
+        self.cpu = CpuShares()
         self.limit = trace or 30.0
         self.profiler = EventProfiler() if trace else None
         if self.profiler is not None:
@@ -168,13 +148,14 @@ class Phases:
     def start(self, name: str) -> None:
         self.pss.phase(name)
         self.probe.start()
+        self.cpu.start()
         if self.profiler is not None:
             self.profiler.start()
         self.meter.start()
 
     def stop(self) -> str:
         """The phase's stall line, the noise floor and the long events."""
-        lines = [_fmt(self.meter.stop()), "  " + self.probe.stop()]
+        lines = [_fmt(self.meter.stop()), "  " + self.cpu.report(), "  " + self.probe.stop()]
         if self.profiler is not None:
             self.profiler.stop()
             lines.append(self.profiler.report(self.limit, gap=self.meter.busiest_gap()))

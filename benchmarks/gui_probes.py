@@ -33,7 +33,15 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["EventProfiler", "IdleProbe", "process_events", "thread_sched"]
+__all__ = [
+    "CpuShares",
+    "EventProfiler",
+    "IdleProbe",
+    "children",
+    "process_events",
+    "process_name",
+    "thread_sched",
+]
 
 _OURS = ("mvc_gui", "core", "pyqtgraph")
 #: leaf frames of threads that wait (queue, pipe, condition), not work
@@ -70,6 +78,83 @@ def process_events(app, pause: float = 0.001) -> None:
     else:
         app.processEvents()
         time.sleep(pause)
+
+
+class CpuShares:
+    """CPU seconds of each thread of this process (by its Python name) and of each child
+    process between :meth:`start` and :meth:`report`: who competed with the GUI thread."""
+
+    def __init__(self) -> None:
+        self._t0: dict[str, float] = {}
+
+    def _now(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        names = {t.native_id: t.name for t in threading.enumerate()}
+        main = threading.main_thread().native_id
+        for task in Path("/proc/self/task").iterdir():
+            tid = int(task.name)
+            name = "GUI" if tid == main else names.get(tid, "other")
+            try:
+                out[name] = (
+                    out.get(name, 0.0) + int((task / "schedstat").read_text().split()[0]) / 1e9
+                )
+            except (OSError, ValueError, IndexError):
+                pass
+        tick = os.sysconf("SC_CLK_TCK")
+        for kid in _descendants(os.getpid()):
+            try:
+                stat = Path(f"/proc/{kid}/stat").read_text().rsplit(")", 1)[1].split()
+                name = process_name(kid)
+                nice = int(stat[16])
+                key = f"{name} (nice {nice})"
+                out[key] = out.get(key, 0.0) + (int(stat[11]) + int(stat[12])) / tick
+            except (OSError, ValueError, IndexError):
+                pass
+        return out
+
+    def start(self) -> None:
+        self._t0 = self._now()
+
+    def report(self) -> str:
+        now = self._now()
+        used = {k: v - self._t0.get(k, 0.0) for k, v in now.items()}
+        top = sorted(((v, k) for k, v in used.items() if v >= 0.05), reverse=True)
+        return "CPU seconds by thread / child: " + ", ".join(f"{k} {v:.1f}" for v, k in top)
+
+
+def children(pid: int) -> list[int]:
+    """Child pids from /proc/<pid>/task/*/children (a scan of all of /proc would hold the
+    GIL for tens of ms every sample and show up as stalls of the window it measures)."""
+    kids = []
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            kids.extend(int(p) for p in task.read_text().split())
+        except (OSError, ValueError):
+            pass
+    return kids
+
+
+def _descendants(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        kids = children(todo.pop())
+        out += kids
+        todo += kids
+    return out
+
+
+def process_name(pid: int) -> str:
+    """ "window" for this process, else the child's module (solver_process, ...)."""
+    if pid == os.getpid():
+        return "window"
+    try:
+        args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return str(pid)
+    mods = [a.decode() for a in args if a.startswith((b"mvc_gui.", b"core.")) or a.endswith(b".py")]
+    if mods:
+        return mods[0].rsplit(".", 1)[-1]
+    return "idle probe" if b"-c" in args else str(pid)
 
 
 class EventProfiler:

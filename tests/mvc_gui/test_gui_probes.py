@@ -73,3 +73,27 @@ def test_profiler_times_the_paints_of_each_plot(qtbot):
         pg.GraphicsView.paintEvent = original
     painted = [name for e in events for name, _ms in e["paints"]]
     assert "SlowPlot" in painted
+
+
+def test_cpu_shares_name_the_busy_thread():
+    import threading
+
+    from benchmarks.gui_probes import CpuShares
+
+    shares = CpuShares()
+    shares.start()
+    burnt, done = threading.Event(), threading.Event()
+
+    def burn() -> None:
+        _busy_slot(0.3)
+        burnt.set()
+        done.wait(10)  # alive while reported (a thread that ended has no task to read)
+
+    worker = threading.Thread(target=burn, name="burner")
+    worker.start()
+    burnt.wait(10)
+    report = shares.report()
+    done.set()
+    worker.join()
+    assert report.startswith("CPU seconds by thread / child: ")
+    assert "burner 0." in report  # the busy thread is named with its ~0.3 s
