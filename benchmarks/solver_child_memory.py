@@ -80,15 +80,17 @@ def child(path: str, method: str, seed: int, copy_above: float | None, mode: str
     t0, cpu0 = time.perf_counter(), _cpu()
     cls = core.methods.REGISTRY[method]
     solver = cls.from_params({"n_clusters": ds.n_classes or 10, "random_state": seed})
-    try:  # as mvc_gui.run.solver_process.serve calls it
-        from core.cli.stream import STREAMING_METHODS
+    from core.cli.stream import STREAMING_METHODS
 
-        blocks = {"row_blocks": method in STREAMING_METHODS}
-        views, chosen = preprocess_views(
-            raw, ["auto"] * ds.n_views, cls.auto_preprocessing, None, **blocks
-        )
-    except TypeError:  # a checkout from before row_blocks
-        views, chosen = preprocess_views(raw, ["auto"] * ds.n_views, cls.auto_preprocessing, None)
+    blocks = method in STREAMING_METHODS
+    args = (raw, ["auto"] * ds.n_views, cls.auto_preprocessing, None)
+    # as mvc_gui.run.solver_process.serve calls it; older checkouts: what they took
+    for kwargs in ({"row_blocks": blocks, "spill": True}, {"row_blocks": blocks}, {}):
+        try:
+            views, chosen = preprocess_views(*args, **kwargs)
+            break
+        except TypeError:
+            continue
     t_prep = time.perf_counter() - t0
     after_prep = _status()["RssAnon"]
     for state in solver.iterate(views, None):

@@ -37,8 +37,24 @@ def test_large_mapped_views_get_a_preprocessed_copy_on_disk_for_row_block_method
     mapped = np.load(tmp_path / "v.npy", mmap_mode="r")
     monkeypatch.setattr(stream_stats, "COPY_ABOVE", 1024)
     monkeypatch.setattr(core_spill, "VIEW_ABOVE", 0)
-    spilled, chosen = preprocess_views([mapped], ["auto"], "general", None, row_blocks=True)
+    spilled, chosen = preprocess_views([mapped], ["auto"], "general", None, spill=True)
     copied, same = preprocess_views([mapped], ["auto"], "general", None)
     assert isinstance(spilled[0], np.memmap) and not isinstance(copied[0], np.memmap)
     assert chosen == same
     np.testing.assert_array_equal(spilled[0], copied[0])
+
+
+def test_every_method_gets_the_copy_on_disk_and_without_room_only_row_block_methods_stream(
+    tmp_path, monkeypatch
+):
+    rng = np.random.default_rng(1)
+    np.save(tmp_path / "v.npy", rng.standard_normal((300, 5)).astype(np.float32))
+    mapped = np.load(tmp_path / "v.npy", mmap_mode="r")
+    monkeypatch.setattr(stream_stats, "COPY_ABOVE", 1024)
+    monkeypatch.setattr(core_spill, "VIEW_ABOVE", 0)
+    other, _ = preprocess_views([mapped], ["zscore"], "general", None, spill=True)
+    assert isinstance(other[0], np.memmap)  # e.g. ALPC: its in-memory path on the file map
+    monkeypatch.setattr(core_spill, "SPILL_MARGIN", 1 << 62)  # no room on any disk
+    copied, _ = preprocess_views([mapped], ["zscore"], "general", None, spill=True)
+    blocks, _ = preprocess_views([mapped], ["zscore"], "general", None, True, True)
+    assert type(copied[0]) is np.ndarray and is_source(blocks[0])
