@@ -23,7 +23,7 @@ def serve(conn: Any) -> None:
     import numpy as np
 
     from core.numerics.layout import EmbeddingCancelled, embed, representation
-    from mvc_gui.run.layout_input import layout_views
+    from mvc_gui.run.layout_input import between_blocks, layout_views
     from mvc_gui.run.solver_process import recv_message
 
     pending: list[Any] = []  # a job that arrived while another was running
@@ -46,23 +46,37 @@ def serve(conn: Any) -> None:
             if j == job and k in ("hold", "release"):
                 state["held"] = k == "hold"
 
+        def wait_turn(state=state) -> bool:
+            """Read the messages; while held, wait (no CPU) for release, stop or a job."""
+            while conn.poll():
+                handle(recv_message(conn))
+            while state["held"] and not state["stop"]:
+                handle(recv_message(conn))
+            return state["stop"]
+
         def callback(iteration: int, layout: np.ndarray, job: int = job, state=state) -> bool:
             while conn.poll():
                 handle(recv_message(conn))
             if not state["stop"]:
                 conn.send(("frame", job, (iteration, layout.astype(np.float32))))
-            while state["held"] and not state["stop"]:
-                handle(recv_message(conn))  # held: wait (no CPU) for release, stop or a job
-            return state["stop"]
+            return wait_turn()
+
+        def between(state=state) -> None:  # the passes before the first frame
+            if wait_turn():
+                raise EmbeddingCancelled("layout cancelled")
 
         chosen: list[str] = []
         try:
             options = payload[4] if len(payload) > 4 else {}
             # large dense views are read through lazy preprocessing, not copied; the
             # preprocessed views are dropped before the layout itself (minutes at 1M)
-            views, chosen = layout_views(*payload[:4])
-            x = representation(views)
-            del views
+            between_blocks(between)  # held during these passes too (minutes of CPU at 1M)
+            try:
+                views, chosen = layout_views(*payload[:4])
+                x = representation(views)
+                del views
+            finally:
+                between_blocks(None)
             method = options.get("layout", "tsne")
             layout = embed(x, method=method, callback=callback, n_jobs=1)
             del x

@@ -52,3 +52,69 @@ def test_the_window_holds_the_layout_while_a_run_computes_not_while_paused(qtbot
     qtbot.waitUntil(lambda: held[-1] is True, timeout=30_000)
     qtbot.waitUntil(lambda: not loaded.controller.running, timeout=60_000)
     qtbot.waitUntil(lambda: held[-1] is False, timeout=30_000)
+
+
+def test_the_layout_child_holds_during_its_passes_before_the_first_frame(tmp_path, monkeypatch):
+    """At 1M samples the passes before the first frame take minutes: held there too."""
+    import multiprocessing
+    import threading
+
+    import numpy as np
+
+    from mvc_gui.run import embedding_process, layout_input
+    from mvc_gui.run.solver_process import recv_message, send_message
+
+    monkeypatch.setattr(layout_input, "LAZY_FROM", 10)  # lazy (checkpointed) views
+    monkeypatch.setattr(layout_input, "BLOCK", 16)
+    rng = np.random.default_rng(0)
+    np.save(tmp_path / "v.npy", (rng.standard_normal((300, 6)) * 3 + 1).astype(np.float32))
+    x = np.load(tmp_path / "v.npy", mmap_mode="r")
+    parent, child = multiprocessing.Pipe()
+    send_message(parent, ("embed", 1, ([x], ["zscore"], "general", None)))
+    parent.send(("hold", 1, None))  # there before the child reads its first block
+    thread = threading.Thread(target=embedding_process.serve, args=(child,), daemon=True)
+    thread.start()
+    try:
+        assert not parent.poll(1.5)  # held in the first pass: no frame, no end
+        parent.send(("release", 1, None))
+        kinds = []
+        while not kinds or kinds[-1][0] != "end":
+            assert parent.poll(120)
+            msg = recv_message(parent)
+            kinds.append((msg[0], msg[2]))
+        frames = [k for k, _ in kinds if k == "frame"]
+        layout, error, chosen = kinds[-1][1]
+        assert frames and error == "" and layout.shape == (300, 2) and chosen == ["zscore"]
+    finally:
+        parent.send(("quit", None, None))
+        thread.join(10)
+    assert layout_input._hooks == []  # the hook is the job's only
+
+
+def test_a_stop_while_held_before_the_first_frame_ends_the_job(tmp_path, monkeypatch):
+    import multiprocessing
+    import threading
+
+    import numpy as np
+
+    from mvc_gui.run import embedding_process, layout_input
+    from mvc_gui.run.solver_process import recv_message, send_message
+
+    monkeypatch.setattr(layout_input, "LAZY_FROM", 10)
+    monkeypatch.setattr(layout_input, "BLOCK", 16)
+    np.save(tmp_path / "v.npy", np.random.default_rng(1).standard_normal((200, 5)))
+    x = np.load(tmp_path / "v.npy", mmap_mode="r")
+    parent, child = multiprocessing.Pipe()
+    send_message(parent, ("embed", 7, ([x], ["zscore"], "general", None)))
+    parent.send(("hold", 7, None))
+    thread = threading.Thread(target=embedding_process.serve, args=(child,), daemon=True)
+    thread.start()
+    try:
+        assert not parent.poll(1.0)
+        parent.send(("stop", 7, None))
+        assert parent.poll(60)
+        kind, job, (layout, error, _chosen) = recv_message(parent)
+        assert (kind, job, layout, error) == ("end", 7, None, "")
+    finally:
+        parent.send(("quit", None, None))
+        thread.join(10)
