@@ -64,14 +64,19 @@ def write_npz(folder: Path, n: int, dims: tuple[int, ...] = SCALE_DIMS) -> Path:
     return path
 
 
-def _pss_kb(pid: int) -> int:
+def _pss_kb(pid: int) -> tuple[int, int]:
+    """(PSS, its anonymous part) in kB: the anonymous pages are the process's own memory (no
+    swap here: never given back), the rest mapped files' pages the kernel can drop."""
+    pss = anon = 0
     try:
         for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
             if line.startswith("Pss:"):
-                return int(line.split()[1])
+                pss = int(line.split()[1])
+            elif line.startswith("Pss_Anon:"):
+                anon = int(line.split()[1])
     except OSError:
         pass
-    return 0
+    return pss, anon
 
 
 class PssSampler:
@@ -81,6 +86,7 @@ class PssSampler:
 
     def __init__(self) -> None:
         self.peak_kb, self.peak_parts = 0, {}
+        self.anon_peak_kb, self.anon_parts = 0, {}  # the anonymous part alone
         self.own_peak: dict[int, tuple[int, str]] = {}  # pid: (its own peak PSS, name)
         self.phases: list[tuple[str, int, dict[str, int]]] = []  # (phase, peak, parts)
         self._phase = "start"
@@ -97,7 +103,12 @@ class PssSampler:
                 pid = todo.pop()
                 pids.append(pid)
                 todo.extend(children(pid))
-            parts = {pid: _pss_kb(pid) for pid in pids}
+            both = {pid: _pss_kb(pid) for pid in pids}
+            parts = {pid: kb for pid, (kb, _anon) in both.items()}
+            anon = sum(a for _kb, a in both.values())
+            if anon > self.anon_peak_kb:
+                self.anon_peak_kb = anon
+                self.anon_parts = {pid: a for pid, (_kb, a) in both.items()}
             for pid, kb in parts.items():
                 if kb > self.own_peak.get(pid, (0, ""))[0]:
                     self.own_peak[pid] = (
@@ -129,6 +140,13 @@ class PssSampler:
             f"peak summed PSS {self.peak_kb / 2**20:.2f} GB "
             f"({len(self.peak_parts)} processes; window {me / 2**20:.2f} GB)",
             f"  each process's own peak PSS, GB: {each}",
+            f"peak summed anonymous PSS (private memory) {self.anon_peak_kb / 2**20:.2f} GB ("
+            + ", ".join(
+                f"{self.own_peak.get(p, (0, str(p)))[1]} {a / 2**20:.2f}"
+                for p, a in self.anon_parts.items()
+                if a > 2**16
+            )
+            + ")",
         ]
         for name, kb, parts in self.phases:
             inside = ", ".join(f"{p} {v / 2**20:.2f}" for p, v in parts.items() if v > 2**16)
