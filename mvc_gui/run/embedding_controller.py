@@ -76,7 +76,8 @@ class EmbeddingController(QObject):
     def set_held(self, held: bool) -> None:
         """While a run computes (``held``), a layout of at least :data:`HOLD_ABOVE` samples
         waits at its next frame: on two cores the solver and the layout child shared them
-        (the clusters come first; points already placed stay on screen)."""
+        (the clusters come first; points already placed stay on screen). The passes up to
+        the first frame go on, so the points appear as early as before."""
         self._held = held
         if self._worker is not None:
             self._worker.hold(held and self._n >= HOLD_ABOVE)

@@ -5,9 +5,11 @@ window when the layout ran in a thread. The child receives ``("embed", job_id, (
 methods, auto_rule, observed[, options]))`` (``options``: a dict, ``{"layout": "tsne" |
 "umap"}``; absent means t-SNE), sends ``("frame", job_id, (iteration, layout))`` every 25
 t-SNE iterations and ``("end", job_id, (layout or None, error, chosen preprocessing))``
-last; ``("stop", job_id, None)`` cancels at the next frame. ``("hold", job_id, None)`` makes
-the job wait at its next frame until ``("release", job_id, None)``: the window holds a large
-layout while a run computes, so the two do not share the cores (the clusters come first).
+last; ``("stop", job_id, None)`` cancels at the next frame, or at the next row block of the
+passes before the first frame. ``("hold", job_id, None)`` makes the job wait at its next frame
+until ``("release", job_id, None)``: the window holds a large layout while a run computes, so
+the refinement (minutes at 1M) does not take the cores from the solver (the clusters come
+first). The passes up to the first frame are not held: the points are on screen early.
 """
 
 from __future__ import annotations
@@ -61,8 +63,10 @@ def serve(conn: Any) -> None:
                 conn.send(("frame", job, (iteration, layout.astype(np.float32))))
             return wait_turn()
 
-        def between(state=state) -> None:  # the passes before the first frame
-            if wait_turn():
+        def between(state=state) -> None:  # the passes before the first frame: not held
+            while conn.poll():
+                handle(recv_message(conn))
+            if state["stop"]:
                 raise EmbeddingCancelled("layout cancelled")
 
         chosen: list[str] = []
@@ -70,7 +74,7 @@ def serve(conn: Any) -> None:
             options = payload[4] if len(payload) > 4 else {}
             # large dense views are read through lazy preprocessing, not copied; the
             # preprocessed views are dropped before the layout itself (minutes at 1M)
-            between_blocks(between)  # held during these passes too (minutes of CPU at 1M)
+            between_blocks(between)  # a stop acts within these passes (minutes of CPU at 1M)
             try:
                 views, chosen = layout_views(*payload[:4])
                 x = representation(views)

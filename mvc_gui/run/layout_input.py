@@ -35,7 +35,7 @@ _hooks: list[Callable[[], None]] = []
 def between_blocks(hook: Callable[[], None] | None) -> None:
     """Call ``hook`` before every row block the lazy views read (None: no hook). The layout
     child's passes over 1M rows take minutes of CPU before its first frame: this is where
-    they can wait while a run computes, or stop."""
+    a stop acts (it raised only at the first frame before)."""
     _hooks[:] = [] if hook is None else [hook]
 
 

@@ -54,8 +54,10 @@ def test_the_window_holds_the_layout_while_a_run_computes_not_while_paused(qtbot
     qtbot.waitUntil(lambda: held[-1] is False, timeout=30_000)
 
 
-def test_the_layout_child_holds_during_its_passes_before_the_first_frame(tmp_path, monkeypatch):
-    """At 1M samples the passes before the first frame take minutes: held there too."""
+def test_the_layout_child_is_held_at_its_first_frame_not_in_the_passes_before(
+    tmp_path, monkeypatch
+):
+    """The passes before the first frame go on (points on screen early); then it waits."""
     import multiprocessing
     import threading
 
@@ -75,28 +77,30 @@ def test_the_layout_child_holds_during_its_passes_before_the_first_frame(tmp_pat
     thread = threading.Thread(target=embedding_process.serve, args=(child,), daemon=True)
     thread.start()
     try:
-        assert not parent.poll(1.5)  # held in the first pass: no frame, no end
+        assert parent.poll(120)
+        assert recv_message(parent)[0] == "frame"  # the first frame came while held
+        assert not parent.poll(1.5)  # and then it waited
         parent.send(("release", 1, None))
         kinds = []
         while not kinds or kinds[-1][0] != "end":
             assert parent.poll(120)
             msg = recv_message(parent)
             kinds.append((msg[0], msg[2]))
-        frames = [k for k, _ in kinds if k == "frame"]
         layout, error, chosen = kinds[-1][1]
-        assert frames and error == "" and layout.shape == (300, 2) and chosen == ["zscore"]
+        assert error == "" and layout.shape == (300, 2) and chosen == ["zscore"]
     finally:
         parent.send(("quit", None, None))
         thread.join(10)
     assert layout_input._hooks == []  # the hook is the job's only
 
 
-def test_a_stop_while_held_before_the_first_frame_ends_the_job(tmp_path, monkeypatch):
+def test_a_stop_acts_within_the_passes_before_the_first_frame(tmp_path, monkeypatch):
     import multiprocessing
     import threading
 
     import numpy as np
 
+    from core.numerics import layout as core_layout
     from mvc_gui.run import embedding_process, layout_input
     from mvc_gui.run.solver_process import recv_message, send_message
 
@@ -104,17 +108,17 @@ def test_a_stop_while_held_before_the_first_frame_ends_the_job(tmp_path, monkeyp
     monkeypatch.setattr(layout_input, "BLOCK", 16)
     np.save(tmp_path / "v.npy", np.random.default_rng(1).standard_normal((200, 5)))
     x = np.load(tmp_path / "v.npy", mmap_mode="r")
+    embedded = []
+    monkeypatch.setattr(core_layout, "embed", lambda *a, **k: embedded.append(1))
     parent, child = multiprocessing.Pipe()
     send_message(parent, ("embed", 7, ([x], ["zscore"], "general", None)))
-    parent.send(("hold", 7, None))
+    parent.send(("stop", 7, None))  # read at the first row block
     thread = threading.Thread(target=embedding_process.serve, args=(child,), daemon=True)
     thread.start()
     try:
-        assert not parent.poll(1.0)
-        parent.send(("stop", 7, None))
         assert parent.poll(60)
         kind, job, (layout, error, _chosen) = recv_message(parent)
-        assert (kind, job, layout, error) == ("end", 7, None, "")
+        assert (kind, job, layout, error) == ("end", 7, None, "") and not embedded
     finally:
         parent.send(("quit", None, None))
         thread.join(10)
