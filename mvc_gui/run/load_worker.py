@@ -90,7 +90,7 @@ class LoadWorker(_ThreadWorker):
             )
             # the child summarised the data: here it would be a pass over all of it
             result = (DataSession(ds, store_dir=store), read_summary(store) or ds.summary())
-            _ = ds.ids  # made here, not in the window (0.5 s at 1M samples)
+            _ = ds.ids, result[0].n_classes  # made here, not in the window (1M: 0.3 s, 5 ms)
         except LoadCancelled:
             self._emit(self.cancelled)
         except Exception as exc:  # DataError mostly; anything else is shown, not raised
@@ -115,7 +115,7 @@ class LoadWorker(_ThreadWorker):
         if ds is None:
             return False
         session, first = DataSession(ds), sampled_summary(ds)
-        _ = ds.ids  # made here, not in the window (0.5 s at 1M samples)
+        _ = ds.ids, session.n_classes  # made here, not in the window (1M: 0.3 s, 5 ms)
         self._emit(self.done, (session, first))
         if self._stop.is_set():
             return True
@@ -147,5 +147,6 @@ class LoadWorker(_ThreadWorker):
         if not column_stats_isolated(ds, self.path, cancel=self._stop.is_set):
             raise LoadCancelled("cancelled during the pass over the views")
         summary = ds.summary()
-        _ = ds.ids  # made here, not in the window (0.5 s at 1M samples)
-        return DataSession(ds), summary
+        session = DataSession(ds)
+        _ = ds.ids, session.n_classes  # made here, not in the window (1M: 0.3 s, 5 ms)
+        return session, summary
