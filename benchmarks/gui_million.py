@@ -80,7 +80,7 @@ def _pss_kb(pid: int) -> tuple[int, int]:
 
 
 class PssSampler:
-    """Peak of the summed PSS of this process and its descendants, sampled every second by a
+    """Peak of the summed PSS of this process and its descendants, sampled every 2 s by a
     thread below the GUI thread's priority (reading smaps_rollup walks the page tables of
     every mapped gigabyte: at 0.5 s it took 41 s of CPU in a 275 s run at 1M, session 21)."""
 
@@ -97,7 +97,7 @@ class PssSampler:
         from mvc_gui.run.priority import lower_thread_priority
 
         lower_thread_priority()
-        while not self._stop.wait(1.0):
+        while not self._stop.wait(2.0):
             pids, todo = [], [os.getpid()]
             while todo:
                 pid = todo.pop()

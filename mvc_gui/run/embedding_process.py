@@ -94,8 +94,8 @@ def serve(conn: Any) -> None:
 if __name__ == "__main__":
     from multiprocessing.connection import Client
 
-    from mvc_gui.run.priority import lower_priority
+    from mvc_gui.run.priority import LAYOUT_NICENESS, lower_priority
 
-    lower_priority()
+    lower_priority(LAYOUT_NICENESS)  # below the solver child too
 
     serve(Client(sys.argv[1], authkey=bytes.fromhex(sys.argv[2])))

@@ -19,6 +19,7 @@ import threading
 __all__ = [
     "CHILD_NICENESS",
     "GIL_SWITCH_S",
+    "LAYOUT_NICENESS",
     "THREAD_NICENESS",
     "favour_event_loop",
     "lower_priority",
@@ -27,20 +28,23 @@ __all__ = [
 
 #: added to the child's niceness on POSIX (0 = normal, 19 = lowest)
 CHILD_NICENESS = 5
+#: the layout child's: below the solver child, which has the cores while a run computes (the
+#: clusters first; measured at 1M: a layout child beside it took as much CPU as the solver
+#: and the run 1.7x as long, docs/benchmarks/gui_million.md); alone it has them all
+LAYOUT_NICENESS = CHILD_NICENESS + 5
 #: added to the niceness of the window's background threads (Linux)
 THREAD_NICENESS = 5
 #: the window's GIL switch interval (Python's default is 5 ms)
 GIL_SWITCH_S = 0.001
 
 
-def lower_priority() -> None:
+def lower_priority(step: int = CHILD_NICENESS) -> None:
     """Make the calling process yield the CPU to the window (best effort, never raises).
 
-    POSIX: the niceness of the parent's main thread + :data:`CHILD_NICENESS` (absolute, so a
-    child started from an already lowered thread of the window, which it inherits the
-    niceness of, is not lowered twice); ``MVC_GUI_CHILD_PRIORITY=idle`` runs it under Linux's
-    ``SCHED_IDLE`` instead (only when no other task wants the core), a number sets the
-    increment."""
+    POSIX: the niceness of the parent's main thread + ``step`` (absolute, so a child started
+    from an already lowered thread of the window, which it inherits the niceness of, is not
+    lowered twice); ``MVC_GUI_CHILD_PRIORITY=idle`` runs it under Linux's ``SCHED_IDLE``
+    instead (only when no other task wants the core), a number sets the increment."""
     want = os.environ.get("MVC_GUI_CHILD_PRIORITY", "")
     try:
         if sys.platform == "win32":
@@ -52,7 +56,7 @@ def lower_priority() -> None:
         elif want == "idle" and hasattr(os, "SCHED_IDLE"):
             os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
         else:
-            step = int(want) if want.lstrip("-").isdigit() else CHILD_NICENESS
+            step = int(want) if want.lstrip("-").isdigit() else step
             _renice(0, os.getpriority(os.PRIO_PROCESS, os.getppid()) + step)
     except (OSError, AttributeError, ValueError):
         pass  # not permitted or not supported: run at normal priority

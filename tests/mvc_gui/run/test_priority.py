@@ -5,19 +5,26 @@ import sys
 
 import pytest
 
-from mvc_gui.run.priority import CHILD_NICENESS
+from mvc_gui.run.priority import CHILD_NICENESS, LAYOUT_NICENESS
 from mvc_gui.run.solver_process import SolverServer
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="niceness is POSIX")
-@pytest.mark.parametrize("module", ["mvc_gui.run.solver_process", "mvc_gui.run.embedding_process"])
-def test_worker_children_run_at_a_lower_priority(module):
+@pytest.mark.parametrize(
+    ("module", "step"),
+    [
+        ("mvc_gui.run.solver_process", CHILD_NICENESS),
+        ("mvc_gui.run.embedding_process", LAYOUT_NICENESS),
+    ],
+)
+def test_worker_children_run_at_a_lower_priority_the_layout_below_the_solver(module, step):
+    assert LAYOUT_NICENESS > CHILD_NICENESS > 0
     server = SolverServer(module)
     try:
         server.ensure_started()
         child = os.getpriority(os.PRIO_PROCESS, server._proc.pid)
         mine = os.getpriority(os.PRIO_PROCESS, 0)
-        assert child == min(mine + CHILD_NICENESS, 19)
+        assert child == min(mine + step, 19)
     finally:
         server.kill()
 
