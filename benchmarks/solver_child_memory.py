@@ -73,9 +73,9 @@ def child(path: str, method: str, seed: int, copy_above: float | None, mode: str
     if mode == "memory":  # the data read whole into memory first (the command line's case)
         raw = [np.array(v) for v in raw]
     elif mode == "blocks":  # session 20's path: row blocks preprocessed at every pass
-        import core.data.spill
+        import core.data.stream_stats
 
-        core.data.spill.SPILL_MARGIN = 1 << 60
+        core.data.stream_stats.SPILL_MARGIN = 1 << 60
     threading.Thread(target=sample, daemon=True).start()
     t0, cpu0 = time.perf_counter(), _cpu()
     cls = core.methods.REGISTRY[method]

@@ -9,8 +9,9 @@ took 230 s against ~40 s on the command line, and the streamed anchors (Gaussian
 lost 0.04 ACC.
 
 Here the copy is made once, by the in-memory preprocessing itself (bit for bit its numbers),
-into a memory map of an unnamed temporary file (:func:`spill_outputs`): the method then runs
-its in-memory path on it. Its pages are the page cache, not the process's private memory:
+into a memory map of an unnamed temporary file (:func:`spill_outputs`; the solver child's
+decision: ``core.data.stream_stats.preprocess_spilled``): the method then runs its in-memory
+path on it. Its pages are the page cache, not the process's private memory:
 the kernel writes them back and drops them under memory pressure, as it does the input
 file's, and the file disappears with the map (no name on Linux, deleted on close elsewhere).
 """
@@ -18,27 +19,14 @@ file's, and the file disappears with the map (no name on Linux, deleted on close
 from __future__ import annotations
 
 import contextvars
-import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 import numpy as np
 
-__all__ = [
-    "SPILL_MARGIN",
-    "VIEW_ABOVE",
-    "disk_array",
-    "output_array",
-    "preprocess_spilled",
-    "spill_outputs",
-    "spilling",
-]
+__all__ = ["disk_array", "output_array", "spill_outputs", "spilling"]
 
-#: disk space left free after the copies (bytes)
-SPILL_MARGIN = 2 << 30
-#: within a spilled dataset, views whose copy takes at most this many bytes stay in memory
-VIEW_ABOVE = 64 << 20
 
 _SPILL: contextvars.ContextVar[tuple[str | None, int] | None] = contextvars.ContextVar(
     "mvc_spill", default=None
@@ -75,34 +63,3 @@ def disk_array(shape: tuple[int, ...], dtype: np.dtype, folder: str | None = Non
     until written). The file is gone once the array (and every view of it) is."""
     with tempfile.TemporaryFile(dir=folder, prefix="mvc-spill-") as fh:
         return np.memmap(fh, dtype=dtype, mode="w+", shape=shape)  # the map keeps the file
-
-
-def preprocess_spilled(
-    views: Sequence[object],
-    methods: Sequence[str],
-    auto_rule: str = "general",
-    folder: str | None = None,
-    copy_above: int | None = None,
-) -> tuple[list[object], list[str]] | None:
-    """The in-memory preprocessing of memory-mapped ``views`` whose copy would exceed
-    ``copy_above`` bytes (default ``core.data.stream_stats.COPY_ABOVE``), with the large
-    outputs on disk; None when that does not apply (views not mapped, small, or too little
-    free disk: the caller reads them in row blocks or copies them as before)."""
-    from core.data.preprocessing import preprocess
-    from core.data.stream_stats import COPY_ABOVE, _file_mapped
-
-    limit = COPY_ABOVE if copy_above is None else copy_above
-    if not views or not all(_file_mapped(v) for v in views):
-        return None
-    sizes = [int(np.prod(v.shape)) * max(np.dtype(v.dtype).itemsize, 4) for v in views]
-    if sum(sizes) <= limit:
-        return None
-    try:
-        free = shutil.disk_usage(folder or tempfile.gettempdir()).free
-    except OSError:
-        return None
-    if free < sum(sizes) + SPILL_MARGIN:
-        return None
-    with spill_outputs(folder, above=VIEW_ABOVE):
-        out, chosen = preprocess(list(views), list(methods), auto_rule)
-    return list(out), list(chosen)

@@ -19,8 +19,7 @@ from core.data.demo import load_demo as core_load_demo
 from core.data.demo import make_synthetic
 from core.data.missing import preprocess_observed
 from core.data.preprocessing import PREPROCESSORS
-from core.data.spill import preprocess_spilled
-from core.data.stream_stats import preprocess_in_blocks, preprocess_streamed
+from core.data.stream_stats import preprocess_in_blocks, preprocess_spilled, preprocess_streamed
 
 __all__ = ["PREPROCESSORS", "DataSession", "load_demo", "preprocess_views"]
 

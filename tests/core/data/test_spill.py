@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import core.data.spill as spill
+import core.data.stream_stats as stream_stats
 from core.data.preprocessing import preprocess
 from core.methods import REGISTRY
 
@@ -42,9 +43,9 @@ def test_spilled_outputs_are_the_in_memory_numbers_in_a_file_left_nowhere(tmp_pa
 
 
 def test_large_mapped_views_are_spilled_and_fmdc_gives_the_in_memory_labels(tmp_path, monkeypatch):
-    monkeypatch.setattr(spill, "VIEW_ABOVE", 0)
+    monkeypatch.setattr(stream_stats, "VIEW_ABOVE", 0)
     maps = _maps(tmp_path)
-    out = spill.preprocess_spilled(maps, ["auto", "auto"], copy_above=1000)
+    out = stream_stats.preprocess_spilled(maps, ["auto", "auto"], copy_above=1000)
     assert out is not None
     views, names = out
     assert all(isinstance(v, np.memmap) for v in views)
@@ -59,15 +60,15 @@ def test_large_mapped_views_are_spilled_and_fmdc_gives_the_in_memory_labels(tmp_
 
 def test_spilling_needs_mapped_large_views_and_free_disk(tmp_path, monkeypatch):
     maps = _maps(tmp_path)
-    assert spill.preprocess_spilled(maps, ["auto"] * 2) is None  # small: copied as before
+    assert stream_stats.preprocess_spilled(maps, ["auto"] * 2) is None  # small: copied as before
     in_ram = [np.array(m) for m in maps]
-    assert spill.preprocess_spilled(in_ram, ["auto"] * 2, copy_above=0) is None
+    assert stream_stats.preprocess_spilled(in_ram, ["auto"] * 2, copy_above=0) is None
 
     class Full:
-        free = spill.SPILL_MARGIN  # no room for the copy beside the margin
+        free = stream_stats.SPILL_MARGIN  # no room for the copy beside the margin
 
-    monkeypatch.setattr(spill.shutil, "disk_usage", lambda _path: Full)
-    assert spill.preprocess_spilled(maps, ["auto"] * 2, copy_above=1000) is None
+    monkeypatch.setattr(stream_stats.shutil, "disk_usage", lambda _path: Full)
+    assert stream_stats.preprocess_spilled(maps, ["auto"] * 2, copy_above=1000) is None
 
 
 def test_disk_array_is_writable_and_keeps_its_values(tmp_path):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-import core.data.spill as core_spill
 import core.data.stream_stats as stream_stats
 import mvc_gui.model.data_session as spill
 from core.data.blocks import is_source
@@ -36,7 +35,7 @@ def test_large_mapped_views_get_a_preprocessed_copy_on_disk_for_row_block_method
     np.save(tmp_path / "v.npy", (rng.standard_normal((400, 6)) * 7 + 3).astype(np.float32))
     mapped = np.load(tmp_path / "v.npy", mmap_mode="r")
     monkeypatch.setattr(stream_stats, "COPY_ABOVE", 1024)
-    monkeypatch.setattr(core_spill, "VIEW_ABOVE", 0)
+    monkeypatch.setattr(stream_stats, "VIEW_ABOVE", 0)
     spilled, chosen = preprocess_views([mapped], ["auto"], "general", None, spill=True)
     copied, same = preprocess_views([mapped], ["auto"], "general", None)
     assert isinstance(spilled[0], np.memmap) and not isinstance(copied[0], np.memmap)
@@ -51,10 +50,10 @@ def test_every_method_gets_the_copy_on_disk_and_without_room_only_row_block_meth
     np.save(tmp_path / "v.npy", rng.standard_normal((300, 5)).astype(np.float32))
     mapped = np.load(tmp_path / "v.npy", mmap_mode="r")
     monkeypatch.setattr(stream_stats, "COPY_ABOVE", 1024)
-    monkeypatch.setattr(core_spill, "VIEW_ABOVE", 0)
+    monkeypatch.setattr(stream_stats, "VIEW_ABOVE", 0)
     other, _ = preprocess_views([mapped], ["zscore"], "general", None, spill=True)
     assert isinstance(other[0], np.memmap)  # e.g. ALPC: its in-memory path on the file map
-    monkeypatch.setattr(core_spill, "SPILL_MARGIN", 1 << 62)  # no room on any disk
+    monkeypatch.setattr(stream_stats, "SPILL_MARGIN", 1 << 62)  # no room on any disk
     copied, _ = preprocess_views([mapped], ["zscore"], "general", None, spill=True)
     blocks, _ = preprocess_views([mapped], ["zscore"], "general", None, True, True)
     assert type(copied[0]) is np.ndarray and is_source(blocks[0])
