@@ -13,10 +13,11 @@ across the processes that map them) of the window's process and all its children
 
 Each phase also reports how late an idle process at normal priority woke at the same load
 (the noise floor: benchmarks/gui_probes.IdleProbe) and how the worst stall splits into the
-GUI thread's own CPU, its wait for a core and the rest. ``--trace`` lists the GUI-thread
-events that took more than 30 ms of its own CPU, with the code they were in. ``--dims 4,6,10``
-keeps the window's work (it depends on n, not on the dimensions) at a fraction of the memory
-and run time.
+GUI thread's own CPU, its wait for a core and the rest. ``--trace`` lists the GUI thread's
+busy stretches (one ``processEvents()`` each) that took more than 30 ms of its own CPU or were
+held up for more than 30 ms, with the code they were in (benchmarks/gui_probes.py).
+``--dims 4,6,10`` keeps the window's work (it depends on n, not on the dimensions) at a
+fraction of the memory and run time.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from _scale_data import (
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
-from benchmarks.gui_probes import EventProfiler, IdleProbe, ProfiledApp
+from benchmarks.gui_probes import CpuShares, EventProfiler, IdleProbe, children, process_name
 from benchmarks.gui_responsiveness import StallMeter, StallTracer, _fmt, wait_until
 
 
@@ -63,62 +64,57 @@ def write_npz(folder: Path, n: int, dims: tuple[int, ...] = SCALE_DIMS) -> Path:
     return path
 
 
-def _children(pid: int) -> list[int]:
-    """Child pids from /proc/<pid>/task/*/children (a scan of all of /proc would hold the
-    GIL for tens of ms every sample and show up as stalls of the window it measures)."""
-    kids = []
-    for task in Path(f"/proc/{pid}/task").glob("*/children"):
-        try:
-            kids.extend(int(p) for p in task.read_text().split())
-        except (OSError, ValueError):
-            pass
-    return kids
-
-
-def _pss_kb(pid: int) -> int:
+def _pss_kb(pid: int) -> tuple[int, int]:
+    """(PSS, its anonymous part) in kB: the anonymous pages are the process's own memory (no
+    swap here: never given back), the rest mapped files' pages the kernel can drop."""
+    pss = anon = 0
     try:
         for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
             if line.startswith("Pss:"):
-                return int(line.split()[1])
+                pss = int(line.split()[1])
+            elif line.startswith("Pss_Anon:"):
+                anon = int(line.split()[1])
     except OSError:
         pass
-    return 0
-
-
-def _name(pid: int) -> str:
-    """ "window" for this process, else the child's module (solver_process, ...)."""
-    if pid == os.getpid():
-        return "window"
-    try:
-        args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
-        return str(pid)
-    mods = [a.decode() for a in args if a.startswith((b"mvc_gui.", b"core.")) or a.endswith(b".py")]
-    return mods[0].rsplit(".", 1)[-1] if mods else str(pid)
+    return pss, anon
 
 
 class PssSampler:
-    """Peak of the summed PSS of this process and its descendants, sampled every 0.5 s."""
+    """Peak of the summed PSS of this process and its descendants, sampled every 2 s by a
+    thread below the GUI thread's priority (reading smaps_rollup walks the page tables of
+    every mapped gigabyte: at 0.5 s it took 41 s of CPU in a 275 s run at 1M, session 21)."""
 
     def __init__(self) -> None:
         self.peak_kb, self.peak_parts = 0, {}
+        self.anon_peak_kb, self.anon_parts = 0, {}  # the anonymous part alone
         self.own_peak: dict[int, tuple[int, str]] = {}  # pid: (its own peak PSS, name)
         self.phases: list[tuple[str, int, dict[str, int]]] = []  # (phase, peak, parts)
         self._phase = "start"
         self._stop = threading.Event()
-        threading.Thread(target=self._run, daemon=True).start()
+        threading.Thread(target=self._run, daemon=True, name="pss-sampler").start()
 
     def _run(self) -> None:
-        while not self._stop.wait(0.5):
+        from mvc_gui.run.priority import lower_thread_priority
+
+        lower_thread_priority()
+        while not self._stop.wait(2.0):
             pids, todo = [], [os.getpid()]
             while todo:
                 pid = todo.pop()
                 pids.append(pid)
-                todo.extend(_children(pid))
-            parts = {pid: _pss_kb(pid) for pid in pids}
+                todo.extend(children(pid))
+            both = {pid: _pss_kb(pid) for pid in pids}
+            parts = {pid: kb for pid, (kb, _anon) in both.items()}
+            anon = sum(a for _kb, a in both.values())
+            if anon > self.anon_peak_kb:
+                self.anon_peak_kb = anon
+                self.anon_parts = {pid: a for pid, (_kb, a) in both.items()}
             for pid, kb in parts.items():
                 if kb > self.own_peak.get(pid, (0, ""))[0]:
-                    self.own_peak[pid] = (kb, self.own_peak.get(pid, (0, ""))[1] or _name(pid))
+                    self.own_peak[pid] = (
+                        kb,
+                        self.own_peak.get(pid, (0, ""))[1] or process_name(pid),
+                    )
             total = sum(parts.values())
             if total > self.peak_kb:
                 self.peak_kb, self.peak_parts = total, parts
@@ -144,6 +140,13 @@ class PssSampler:
             f"peak summed PSS {self.peak_kb / 2**20:.2f} GB "
             f"({len(self.peak_parts)} processes; window {me / 2**20:.2f} GB)",
             f"  each process's own peak PSS, GB: {each}",
+            f"peak summed anonymous PSS (private memory) {self.anon_peak_kb / 2**20:.2f} GB ("
+            + ", ".join(
+                f"{self.own_peak.get(p, (0, str(p)))[1]} {a / 2**20:.2f}"
+                for p, a in self.anon_parts.items()
+                if a > 2**16
+            )
+            + ")",
         ]
         for name, kb, parts in self.phases:
             inside = ", ".join(f"{p} {v / 2**20:.2f}" for p, v in parts.items() if v > 2**16)
@@ -153,26 +156,29 @@ class PssSampler:
 
 class Phases:
     """Per phase: the stall meter, the idle probe at the same load, the summed PSS and (with
-    ``--trace``) the GUI-thread events over 30 ms of its own CPU."""
+    ``--trace``) the GUI thread's busy stretches over 30 ms."""
 
     def __init__(self, pss: PssSampler, trace: float | None, stacks: bool) -> None:
         self.pss, self.meter, self.probe = pss, StallMeter(), IdleProbe()
+        self.cpu = CpuShares()
         self.limit = trace or 30.0
         self.profiler = EventProfiler() if trace else None
-        ProfiledApp.profiler = self.profiler
+        if self.profiler is not None:
+            self.profiler.time_paints()
         if stacks:
             StallTracer(self.meter)
 
     def start(self, name: str) -> None:
         self.pss.phase(name)
         self.probe.start()
+        self.cpu.start()
         if self.profiler is not None:
             self.profiler.start()
         self.meter.start()
 
     def stop(self) -> str:
         """The phase's stall line, the noise floor and the long events."""
-        lines = [_fmt(self.meter.stop()), "  " + self.probe.stop()]
+        lines = [_fmt(self.meter.stop()), "  " + self.cpu.report(), "  " + self.probe.stop()]
         if self.profiler is not None:
             self.profiler.stop()
             lines.append(self.profiler.report(self.limit, gap=self.meter.busiest_gap()))
@@ -187,9 +193,11 @@ def main() -> int:
     ap.add_argument("--folder", default=None, help="where the data are written (kept)")
     ap.add_argument("--timeout", type=float, default=1800.0)
     ap.add_argument("--after-frame", type=float, default=60.0, help="s watched after a frame")
-    ap.add_argument("--trace", action="store_true", help="GUI-thread events over 30 ms of CPU")
-    ap.add_argument("--trace-ms", type=float, default=30.0, help="--trace: list events over")
+    ap.add_argument("--trace", action="store_true", help="GUI-thread busy stretches over 30 ms")
+    ap.add_argument("--trace-ms", type=float, default=30.0, help="--trace: list stretches over")
     ap.add_argument("--trace-stacks", action="store_true", help="stacks during stalls > 150 ms")
+    ap.add_argument("--profile", default=None, help="cProfile stats of the GUI thread during "
+                    "the run and the layout, written to PROFILE.run / PROFILE.layout")  # fmt: skip
     ap.add_argument("--screenshot", default=None, help="PNG of the window at the end")
     ap.add_argument("--skip-run", action="store_true", help="only open the file (and wait for "
                     "the exact summary of a memory-mapped one)")  # fmt: skip
@@ -197,18 +205,17 @@ def main() -> int:
     dims = tuple(int(d) for d in args.dims.split(","))
     path = synthetic_file(args.folder, "mvc-gui", args.n, write_npz, dims)
     folder = path.parent
-    # without --trace a plain QApplication: the profiling notify() needs the GIL per event
-    app = QApplication.instance() or (ProfiledApp if args.trace else QApplication)([])
+    app = QApplication.instance() or QApplication([])
     from mvc_gui.run.priority import favour_event_loop
     from mvc_gui.window.main_window import MainWindow
 
     favour_event_loop()  # as mvc-gui does at start (mvc_gui/app.py)
     settings = QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat)
-    win = MainWindow(settings)
-    win.resize(1280, 800)
-    win.show()
     pss = PssSampler()
     phases = Phases(pss, args.trace_ms if args.trace else None, args.trace_stacks)
+    win = MainWindow(settings)  # after Phases: --trace times the plots' paint events
+    win.resize(1280, 800)
+    win.show()
     wait_until(app, lambda: False, 2.0)
     phases.start("idle")
     wait_until(app, lambda: False, 5.0)
@@ -242,15 +249,18 @@ def main() -> int:
     win.method_panel.set_method(args.method)
     win.method_panel.reset_defaults()
     phases.start("run")
+    profile = _profile_start(args.profile)
     t0 = time.perf_counter()
     win.run()
     wait_until(app, lambda: bool(finished or failed), args.timeout)
     t_end = time.perf_counter()
+    _profile_stop(profile, args.profile, "run")
     print(f"run ({args.method}): {t_end - t0:.1f} s, ok={bool(finished)} {failed[:1] or ''}")
     print(f"  event-loop stall during the run: {phases.stop()}")
     if finished:
         print(f"  metrics: { {k: round(v, 4) for k, v in finished[-1].result.metrics.items()} }")
     phases.start("layout after the run")
+    profile = _profile_start(args.profile)
     # the layout child starts with the data, so frames may predate the run's end; a 1M layout
     # refines for many minutes: wait for points on screen, then --after-frame seconds more
     wait_until(app, lambda: bool(frames) or not win.embedder.busy, args.timeout)
@@ -261,6 +271,7 @@ def main() -> int:
     final = [t for t, f in frames if f]
     last = f"{final[-1] - t_end:.1f} s" if final else f"not within {args.after_frame:g} s more"
     print(f"layout: on screen {first} after the run's end, final {last}, {len(frames)} frames")
+    _profile_stop(profile, args.profile, "layout")
     print(f"  event-loop stall during the layout: {phases.stop()}")
     print(pss.stop())
     if args.screenshot:
@@ -273,6 +284,26 @@ def main() -> int:
     print(f"load average at the end: {load_average()}")
     win.close()
     return 0
+
+
+def _profile_start(path: str | None):
+    """--profile: a deterministic profile of the GUI thread (cProfile sees only the thread it
+    was enabled in: the window's own Python work, Qt's calls included as builtins)."""
+    if path is None:
+        return None
+    import cProfile
+
+    profile = cProfile.Profile()
+    profile.enable()
+    return profile
+
+
+def _profile_stop(profile, path: str | None, phase: str) -> None:
+    if profile is None:
+        return
+    profile.disable()
+    profile.dump_stats(f"{path}.{phase}")
+    print(f"  GUI-thread profile of the {phase}: {path}.{phase} (python -m pstats)")
 
 
 def _open_only(app, win, pss, phases: Phases, t0: float, timeout: float) -> int:

@@ -37,7 +37,15 @@ def _status() -> dict[str, int]:
     return out
 
 
-def child(path: str, method: str, seed: int, copy_above: float | None) -> None:
+def _cpu() -> float:
+    """CPU seconds (user + system) of this process so far, all threads."""
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def child(path: str, method: str, seed: int, copy_above: float | None, mode: str) -> None:
     """What the solver child does with a mapped dataset; prints one JSON line."""
     peaks = {"RssAnon": 0, "VmRSS": 0}
     done = threading.Event()
@@ -57,25 +65,32 @@ def child(path: str, method: str, seed: int, copy_above: float | None) -> None:
     from mvc_gui.model.data_session import preprocess_views
 
     ds = open_mapped(path)
+    raw = list(ds.views)
     if copy_above is not None:
         import core.data.stream_stats as stream_stats
 
         stream_stats.COPY_ABOVE = int(copy_above * 2**30)
+    if mode == "memory":  # the data read whole into memory first (the command line's case)
+        raw = [np.array(v) for v in raw]
+    elif mode == "blocks":  # session 20's path: row blocks preprocessed at every pass
+        import core.data.stream_stats
+
+        core.data.stream_stats.SPILL_MARGIN = 1 << 60
     threading.Thread(target=sample, daemon=True).start()
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), _cpu()
     cls = core.methods.REGISTRY[method]
     solver = cls.from_params({"n_clusters": ds.n_classes or 10, "random_state": seed})
-    try:  # as mvc_gui.run.solver_process.serve calls it
-        from core.cli.stream import STREAMING_METHODS
+    from core.cli.stream import STREAMING_METHODS
 
-        blocks = {"row_blocks": method in STREAMING_METHODS}
-        views, chosen = preprocess_views(
-            list(ds.views), ["auto"] * ds.n_views, cls.auto_preprocessing, None, **blocks
-        )
-    except TypeError:  # a checkout from before row_blocks
-        views, chosen = preprocess_views(
-            list(ds.views), ["auto"] * ds.n_views, cls.auto_preprocessing, None
-        )
+    blocks = method in STREAMING_METHODS
+    args = (raw, ["auto"] * ds.n_views, cls.auto_preprocessing, None)
+    # as mvc_gui.run.solver_process.serve calls it; older checkouts: what they took
+    for kwargs in ({"row_blocks": blocks, "spill": True}, {"row_blocks": blocks}, {}):
+        try:
+            views, chosen = preprocess_views(*args, **kwargs)
+            break
+        except TypeError:
+            continue
     t_prep = time.perf_counter() - t0
     after_prep = _status()["RssAnon"]
     for state in solver.iterate(views, None):
@@ -87,12 +102,14 @@ def child(path: str, method: str, seed: int, copy_above: float | None) -> None:
     labels = np.asarray(solver.labels_)
     print(json.dumps({
         "seconds": round(time.perf_counter() - t0, 1), "preprocess_s": round(t_prep, 1),
+        "cpu_s": round(_cpu() - cpu0, 1),
         "peak_anon_gb": round(max(peaks["RssAnon"], s["RssAnon"]) / 2**30, 2),
         "anon_after_preprocessing_gb": round(after_prep / 2**30, 2),
         "peak_rss_gb": round(s["VmHWM"] / 2**30, 2),
         "views": sorted({type(v).__name__ for v in views}),
         "preprocessing": chosen, "n_stats": len(stats),
         "acc": None if ds.labels is None else round(accuracy(ds.labels, labels), 4),
+        "stages_s": {k: round(v, 1) for k, v in (getattr(solver, "stage_times_", {})).items()},
     }))  # fmt: skip
 
 
@@ -108,10 +125,14 @@ def main() -> None:
         metavar="GB",
         help="core.data.stream_stats.COPY_ABOVE for the run (default 1 GB)",
     )
+    ap.add_argument("--mode", choices=("spill", "blocks", "memory"), default="spill",
+                    help="spill: the preprocessed copy on disk (default); blocks: row blocks "
+                    "preprocessed at every pass (session 20); memory: the data read whole "
+                    "first")  # fmt: skip
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        child(args.file, args.method, args.seed, args.copy_above)
+        child(args.file, args.method, args.seed, args.copy_above, args.mode)
         return
     for code in args.code or [str(ROOT)]:
         env = {**os.environ, "PYTHONPATH": code}
@@ -119,6 +140,7 @@ def main() -> None:
         cmd += ["--seed", str(args.seed)]
         if args.copy_above is not None:
             cmd += ["--copy-above", str(args.copy_above)]
+        cmd += ["--mode", args.mode]
         load = Path("/proc/loadavg").read_text().split()[0]
         out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
         line = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else out.stderr[-2000:]

@@ -44,6 +44,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from core.data.dataset import DataError, View
+from core.data.spill import output_array, spilling
 
 __all__ = [
     "AUTO_RULES",
@@ -170,8 +171,13 @@ def _l2_rows(x: View) -> View:
     if sp.issparse(x):
         norms = np.sqrt(np.asarray(x.multiply(x).sum(axis=1)).ravel())
         return sp.csr_matrix(sp.diags(1.0 / np.maximum(norms, _TINY)) @ x)
-    norms = np.sqrt(np.einsum("ij,ij->i", x, x))
-    return x / np.maximum(norms, _TINY)[:, None]
+    norms = np.maximum(np.sqrt(np.einsum("ij,ij->i", x, x)), _TINY)[:, None]
+    if not spilling():
+        return x / norms
+    out = output_array(x.shape, np.result_type(x.dtype, norms.dtype))
+    for rows in _row_blocks(x):
+        np.divide(x[rows], norms[rows], out=out[rows])
+    return out
 
 
 #: dense column statistics and shift/scale go through row blocks of about this many bytes, so
@@ -228,7 +234,7 @@ def shift_scale(x: np.ndarray, shift: np.ndarray | None, scale: np.ndarray) -> n
     dtype = x.dtype if x.dtype in (np.float32, np.float64) else np.dtype(np.float64)
     inv = _inverse(scale).astype(dtype, copy=False)
     shift = None if shift is None else np.asarray(shift).astype(dtype, copy=False)
-    out = np.empty(x.shape, dtype=dtype)
+    out = output_array(x.shape, dtype)  # on disk within core.data.spill.spill_outputs
     for rows in _row_blocks(x):
         part = out[rows]
         if shift is None:
@@ -270,7 +276,12 @@ def _maxscale(x: View) -> tuple[View, str]:
         top = float(np.abs(data).max()) if data.size else 0.0
     if top == 0:
         return x.copy(), "maxscale (all-zero view left unchanged)"
-    return x / top, "maxscale"
+    if sp.issparse(x) or not spilling():
+        return x / top, "maxscale"
+    out = output_array(x.shape, (x[:1] / top).dtype)  # the dtype x / top has
+    for rows in _row_blocks(x):
+        np.divide(x[rows], top, out=out[rows])
+    return out, "maxscale"
 
 
 def _tfidf(x: View) -> tuple[View, str]:

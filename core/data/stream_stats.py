@@ -12,6 +12,8 @@ like fitted ones). The same pass fills the dataset panel's summary
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Iterator, Sequence
 
 import numpy as np
@@ -22,11 +24,24 @@ from core.data.dataset import DataError
 from core.data.preprocess_stats import apply_stats
 from core.data.preprocessing import PREPROCESSORS
 
-__all__ = ["COPY_ABOVE", "PreprocessedSource", "preprocess_in_blocks", "preprocess_streamed"]
+__all__ = [
+    "COPY_ABOVE",
+    "SPILL_MARGIN",
+    "VIEW_ABOVE",
+    "PreprocessedSource",
+    "preprocess_in_blocks",
+    "preprocess_spilled",
+    "preprocess_streamed",
+]
 
-#: a preprocessed copy of mapped views larger than this is not made when the method reads
-#: row blocks: the blocks are preprocessed as each pass reads them from the (shared) map
+#: a preprocessed copy of mapped views larger than this is not made in memory: it goes to
+#: disk (:func:`preprocess_spilled`), or, without room there, a method that reads row blocks
+#: preprocesses the blocks as each pass reads them from the (shared) map
 COPY_ABOVE = 1 << 30
+#: disk space left free after a copy on disk (bytes)
+SPILL_MARGIN = 2 << 30
+#: within a copy on disk, views whose copy takes at most this many bytes stay in memory
+VIEW_ABOVE = 64 << 20
 
 
 class PreprocessedSource(RowBlockSource):
@@ -124,3 +139,34 @@ def _file_mapped(x: object) -> bool:
             return True
         x = x.base
     return False
+
+
+def preprocess_spilled(
+    views: Sequence[object],
+    methods: Sequence[str],
+    auto_rule: str = "general",
+    folder: str | None = None,
+    copy_above: int | None = None,
+) -> tuple[list[object], list[str]] | None:
+    """The in-memory preprocessing of memory-mapped ``views`` whose copy would exceed
+    ``copy_above`` bytes (default :data:`COPY_ABOVE`), with the large
+    outputs on disk; None when that does not apply (views not mapped, small, or too little
+    free disk: the caller reads them in row blocks or copies them as before)."""
+    from core.data.preprocessing import preprocess
+    from core.data.spill import spill_outputs
+
+    limit = COPY_ABOVE if copy_above is None else copy_above
+    if not views or not all(_file_mapped(v) for v in views):
+        return None
+    sizes = [int(np.prod(v.shape)) * max(np.dtype(v.dtype).itemsize, 4) for v in views]
+    if sum(sizes) <= limit:
+        return None
+    try:
+        free = shutil.disk_usage(folder or tempfile.gettempdir()).free
+    except OSError:
+        return None
+    if free < sum(sizes) + SPILL_MARGIN:
+        return None
+    with spill_outputs(folder, above=VIEW_ABOVE):
+        out, chosen = preprocess(list(views), list(methods), auto_rule)
+    return list(out), list(chosen)

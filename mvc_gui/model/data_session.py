@@ -19,7 +19,7 @@ from core.data.demo import load_demo as core_load_demo
 from core.data.demo import make_synthetic
 from core.data.missing import preprocess_observed
 from core.data.preprocessing import PREPROCESSORS
-from core.data.stream_stats import preprocess_in_blocks, preprocess_streamed
+from core.data.stream_stats import preprocess_in_blocks, preprocess_spilled, preprocess_streamed
 
 __all__ = ["PREPROCESSORS", "DataSession", "load_demo", "preprocess_views"]
 
@@ -30,12 +30,23 @@ def preprocess_views(
     auto_rule: str = "general",
     observed: np.ndarray | None = None,
     row_blocks: bool = False,
+    spill: bool = False,
 ) -> tuple[list, list[str]]:
     """Preprocessed views (``auto`` by the method's rule); with ``observed`` each view on the
     samples that have it (statistics follow them; the missing rows are zero, never read).
-    Views read in row blocks (a streamed dataset) are preprocessed block by block; so are
-    large memory-mapped views when the method reads row blocks (``row_blocks``: no copy)."""
-    if row_blocks and observed is None and not any(is_source(v) for v in views):
+    Views read in row blocks (a streamed dataset) are preprocessed block by block.
+
+    Large memory-mapped views (the solver child's): with ``spill`` their preprocessed copy
+    goes to a temporary file mapped like them (``core.data.spill``: the method's in-memory
+    path, no copy in private memory); when the disk has no room for it, a method that can
+    read row blocks (``row_blocks``: FMDC, DTLL) preprocesses each block as a pass reads it,
+    the others get the copy in memory."""
+    large = observed is None and not any(is_source(v) for v in views)
+    if spill and large:
+        spilled = preprocess_spilled(views, methods, auto_rule)
+        if spilled is not None:
+            return spilled
+    if row_blocks and large:
         views = preprocess_in_blocks(views) or views
     if any(is_source(v) for v in views):
         streamed, chosen, _ = preprocess_streamed(list(views), list(methods), auto_rule, observed)

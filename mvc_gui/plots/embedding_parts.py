@@ -19,6 +19,7 @@ from scipy.spatial import cKDTree
 from core.numerics.layout_umap import INSTALL_HINT, umap_available
 from mvc_gui.model.colouring import N_BINS, Colouring
 from mvc_gui.model.palette import NOISE_COLOR
+from mvc_gui.run.priority import lower_thread_priority
 
 __all__ = ["HoverIndex", "SelectViewBox", "layout_chooser", "point_styles", "ramp"]
 
@@ -92,6 +93,7 @@ class HoverIndex:
             threading.Thread(target=self._build, args=(xy,), daemon=True).start()
 
     def _build(self, xy: np.ndarray) -> None:
+        lower_thread_priority()
         self._tree = cKDTree(xy)
 
     def nearest(self, x: float, y: float) -> tuple[float, int] | None:

@@ -16,6 +16,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 from core.numerics.jit.config import JIT, njit
+from mvc_gui.run.priority import lower_thread_priority
 
 __all__ = ["Renderer", "premultiplied_argb", "rasterise", "splat", "warm_up"]
 
@@ -85,6 +86,7 @@ def warm_up(background: bool = True) -> None:
         _warmed = True
 
     def load() -> None:
+        lower_thread_priority()
         for dtype in (np.float32, np.float64):  # layout frames, and final layouts
             xy = np.zeros((1, 2), dtype=dtype)
             rasterise(xy, np.ones(1, np.uint16), np.zeros(1, np.uint32), np.ones(1, np.int64),
@@ -133,6 +135,7 @@ class Renderer(QObject):
             return out
 
     def _loop(self) -> None:
+        lower_thread_priority()  # a 1M-point frame is 35-75 ms of a core the GUI may need
         while True:
             self._wake.wait()
             with self._lock:

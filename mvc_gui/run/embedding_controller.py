@@ -24,6 +24,8 @@ from mvc_gui.run.workers import EmbeddingWorker, ProcessEmbeddingWorker, layout_
 __all__ = ["EmbeddingController", "layout_status"]
 
 CACHE_SIZE = 8  # all views and a few single views of one dataset
+#: layouts of at least this many samples wait while a run computes (set_held)
+HOLD_ABOVE = 100_000
 
 
 def layout_status(kind: str, n: int, iteration: int | None = None) -> str:
@@ -69,6 +71,16 @@ class EmbeddingController(QObject):
         self.method = "tsne"  # or "umap"
         self._kind, self._n = "tsne", 0
         self._last: tuple[DataSession, int | None] | None = None
+        self._held = False  # a run computes: large layouts wait (set_held)
+
+    def set_held(self, held: bool) -> None:
+        """While a run computes (``held``), a layout of at least :data:`HOLD_ABOVE` samples
+        waits at its next frame: on two cores the solver and the layout child shared them
+        (the clusters come first; points already placed stay on screen). The passes up to
+        the first frame go on, so the points appear as early as before."""
+        self._held = held
+        if self._worker is not None:
+            self._worker.hold(held and self._n >= HOLD_ABOVE)
 
     def set_method(self, method: str) -> None:
         """Switch between "tsne" and "umap"; the last requested layout is shown again."""
@@ -114,6 +126,7 @@ class EmbeddingController(QObject):
         self._worker = worker
         self.busy = True
         self._kind, self._n = layout_kind(n, self.method), n
+        worker.hold(self._held and n >= HOLD_ABOVE)
         self.status_changed.emit(layout_status(self._kind, n))
         worker.start()
 

@@ -5,7 +5,11 @@ window when the layout ran in a thread. The child receives ``("embed", job_id, (
 methods, auto_rule, observed[, options]))`` (``options``: a dict, ``{"layout": "tsne" |
 "umap"}``; absent means t-SNE), sends ``("frame", job_id, (iteration, layout))`` every 25
 t-SNE iterations and ``("end", job_id, (layout or None, error, chosen preprocessing))``
-last; ``("stop", job_id, None)`` cancels at the next frame.
+last; ``("stop", job_id, None)`` cancels at the next frame, or at the next row block of the
+passes before the first frame. ``("hold", job_id, None)`` makes the job wait at its next frame
+until ``("release", job_id, None)``: the window holds a large layout while a run computes, so
+the refinement (minutes at 1M) does not take the cores from the solver (the clusters come
+first). The passes up to the first frame are not held: the points are on screen early.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ def serve(conn: Any) -> None:
     import numpy as np
 
     from core.numerics.layout import EmbeddingCancelled, embed, representation
-    from mvc_gui.run.layout_input import layout_views
+    from mvc_gui.run.layout_input import between_blocks, layout_views
     from mvc_gui.run.solver_process import recv_message
 
     pending: list[Any] = []  # a job that arrived while another was running
@@ -34,28 +38,49 @@ def serve(conn: Any) -> None:
             return
         if kind != "embed":
             continue
-        state = {"stop": False}
+        state = {"stop": False, "held": False}
+
+        def handle(msg: Any, job: int = job, state=state) -> None:
+            k, j, _ = msg
+            if k in ("embed", "quit"):  # a new job (read whole, buffers too): run it next
+                pending[:] = [msg]
+            state["stop"] |= (k == "stop" and j == job) or k in ("embed", "quit")
+            if j == job and k in ("hold", "release"):
+                state["held"] = k == "hold"
+
+        def wait_turn(state=state) -> bool:
+            """Read the messages; while held, wait (no CPU) for release, stop or a job."""
+            while conn.poll():
+                handle(recv_message(conn))
+            while state["held"] and not state["stop"]:
+                handle(recv_message(conn))
+            return state["stop"]
 
         def callback(iteration: int, layout: np.ndarray, job: int = job, state=state) -> bool:
             while conn.poll():
-                # a new job comes with out-of-band buffers: read it whole, run it next
-                msg = recv_message(conn)
-                k, j, _ = msg
-                if k in ("embed", "quit"):
-                    pending[:] = [msg]
-                state["stop"] |= (k == "stop" and j == job) or k in ("embed", "quit")
+                handle(recv_message(conn))
             if not state["stop"]:
                 conn.send(("frame", job, (iteration, layout.astype(np.float32))))
-            return state["stop"]
+            return wait_turn()
+
+        def between(state=state) -> None:  # the passes before the first frame: not held
+            while conn.poll():
+                handle(recv_message(conn))
+            if state["stop"]:
+                raise EmbeddingCancelled("layout cancelled")
 
         chosen: list[str] = []
         try:
             options = payload[4] if len(payload) > 4 else {}
             # large dense views are read through lazy preprocessing, not copied; the
             # preprocessed views are dropped before the layout itself (minutes at 1M)
-            views, chosen = layout_views(*payload[:4])
-            x = representation(views)
-            del views
+            between_blocks(between)  # a stop acts within these passes (minutes of CPU at 1M)
+            try:
+                views, chosen = layout_views(*payload[:4])
+                x = representation(views)
+                del views
+            finally:
+                between_blocks(None)
             method = options.get("layout", "tsne")
             layout = embed(x, method=method, callback=callback, n_jobs=1)
             del x
@@ -69,8 +94,8 @@ def serve(conn: Any) -> None:
 if __name__ == "__main__":
     from multiprocessing.connection import Client
 
-    from mvc_gui.run.priority import lower_priority
+    from mvc_gui.run.priority import LAYOUT_NICENESS, lower_priority
 
-    lower_priority()
+    lower_priority(LAYOUT_NICENESS)  # below the solver child too
 
     serve(Client(sys.argv[1], authkey=bytes.fromhex(sys.argv[2])))

@@ -13,7 +13,7 @@ streamed dataset) go through :func:`~mvc_gui.model.data_session.preprocess_views
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -22,12 +22,26 @@ from core.data.blocks import is_source
 from core.data.preprocessing import PREPROCESSORS, choose_auto, preprocess_view
 from mvc_gui.model.data_session import preprocess_views
 
-__all__ = ["LAZY_FROM", "ColumnAffine", "layout_views"]
+__all__ = ["LAZY_FROM", "ColumnAffine", "between_blocks", "layout_views"]
 
 #: views with at least this many values are preprocessed lazily
 LAZY_FROM = 5_000_000
 BLOCK = 65536
 _TINY = 1e-12  # as core.data.preprocessing: columns this flat are set to zero
+#: called before each row block is read (the layout child: wait while held, or cancel)
+_hooks: list[Callable[[], None]] = []
+
+
+def between_blocks(hook: Callable[[], None] | None) -> None:
+    """Call ``hook`` before every row block the lazy views read (None: no hook). The layout
+    child's passes over 1M rows take minutes of CPU before its first frame: this is where
+    a stop acts (it raised only at the first frame before)."""
+    _hooks[:] = [] if hook is None else [hook]
+
+
+def _checkpoint() -> None:
+    for hook in _hooks:
+        hook()
 
 
 class ColumnAffine:
@@ -49,6 +63,7 @@ class ColumnAffine:
     def __getitem__(self, rows: slice) -> np.ndarray:
         if not isinstance(rows, slice):
             raise TypeError("a ColumnAffine view is read in row blocks (slices)")
+        _checkpoint()
         block = np.array(self.x[rows], dtype=np.float64)
         block -= self.shift
         block *= self.scale
@@ -71,6 +86,7 @@ def _blocks(n: int):
 def _column_mean(x: np.ndarray) -> np.ndarray:
     total = np.zeros(x.shape[1])
     for rows in _blocks(x.shape[0]):
+        _checkpoint()
         total += np.asarray(x[rows], dtype=np.float64).sum(axis=0)
     return total / max(x.shape[0], 1)
 
@@ -81,6 +97,7 @@ def _column_std(x: np.ndarray, mean: np.ndarray) -> np.ndarray:
         return np.zeros(x.shape[1])
     ss = np.zeros(x.shape[1])
     for rows in _blocks(n):
+        _checkpoint()
         b = np.asarray(x[rows], dtype=np.float64) - mean
         ss += np.einsum("ij,ij->j", b, b)
     return np.sqrt(ss / (n - 1))

@@ -19,6 +19,8 @@ import threading
 __all__ = [
     "CHILD_NICENESS",
     "GIL_SWITCH_S",
+    "LAYOUT_NICENESS",
+    "THREAD_NICENESS",
     "favour_event_loop",
     "lower_priority",
     "lower_thread_priority",
@@ -26,12 +28,24 @@ __all__ = [
 
 #: added to the child's niceness on POSIX (0 = normal, 19 = lowest)
 CHILD_NICENESS = 5
+#: the layout child's: below the solver child, which has the cores while a run computes (the
+#: clusters first; measured at 1M: a layout child beside it took as much CPU as the solver
+#: and the run 1.7x as long, docs/benchmarks/gui_million.md); alone it has them all
+LAYOUT_NICENESS = CHILD_NICENESS + 5
+#: added to the niceness of the window's background threads (Linux)
+THREAD_NICENESS = 5
 #: the window's GIL switch interval (Python's default is 5 ms)
 GIL_SWITCH_S = 0.001
 
 
-def lower_priority() -> None:
-    """Make the calling process yield the CPU to the window (best effort, never raises)."""
+def lower_priority(step: int = CHILD_NICENESS) -> None:
+    """Make the calling process yield the CPU to the window (best effort, never raises).
+
+    POSIX: the niceness of the parent's main thread + ``step`` (absolute, so a child started
+    from an already lowered thread of the window, which it inherits the niceness of, is not
+    lowered twice); ``MVC_GUI_CHILD_PRIORITY=idle`` runs it under Linux's ``SCHED_IDLE``
+    instead (only when no other task wants the core), a number sets the increment."""
+    want = os.environ.get("MVC_GUI_CHILD_PRIORITY", "")
     try:
         if sys.platform == "win32":
             import ctypes
@@ -39,25 +53,39 @@ def lower_priority() -> None:
             below_normal = 0x00004000
             kernel32 = ctypes.windll.kernel32  # type: ignore[attr-defined]
             kernel32.SetPriorityClass(kernel32.GetCurrentProcess(), below_normal)
+        elif want == "idle" and hasattr(os, "SCHED_IDLE"):
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
         else:
-            os.nice(CHILD_NICENESS)
-    except (OSError, AttributeError):
+            step = int(want) if want.lstrip("-").isdigit() else step
+            _renice(0, os.getpriority(os.PRIO_PROCESS, os.getppid()) + step)
+    except (OSError, AttributeError, ValueError):
         pass  # not permitted or not supported: run at normal priority
 
 
 def lower_thread_priority() -> None:
-    """Lower the calling thread's priority, and so that of every process it starts (Linux:
-    niceness is per thread and inherited by children). The file loading thread calls it: the
-    reader and summary children it starts pass over gigabytes at 1M samples and took the
-    window's core while it drew the new data (measured by benchmarks/gui_million.py).
+    """Lower the calling thread's priority to the process's main thread's niceness +
+    :data:`THREAD_NICENESS` (Linux: niceness is per thread, and inherited by the processes
+    the thread starts). Every background thread of the window calls it (the workers that
+    receive frames and count labels, the scatter's render thread, the hover index, the
+    file loading thread and the reader and summary children it starts): at 1M samples they
+    took the core the GUI thread was waiting for (benchmarks/gui_million.py). Idempotent.
     Elsewhere a no-op: there niceness belongs to the whole process, the window's included."""
     if not sys.platform.startswith("linux"):
         return
     try:
-        tid = threading.get_native_id()
-        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + CHILD_NICENESS)
+        main = os.getpriority(os.PRIO_PROCESS, os.getpid())  # the main thread's tid is the pid
+        _renice(threading.get_native_id(), main + THREAD_NICENESS)
     except (OSError, AttributeError):
         pass
+
+
+def _renice(tid: int, niceness: int) -> None:
+    """At least ``niceness`` for task ``tid`` (0: the caller); never raised back (an
+    unprivileged task cannot lower its niceness)."""
+    current = os.getpriority(os.PRIO_PROCESS, tid)
+    target = min(max(niceness, current), 19)
+    if target != current:
+        os.setpriority(os.PRIO_PROCESS, tid, target)
 
 
 def favour_event_loop(solver_in_child: bool = True) -> None:
@@ -92,6 +120,7 @@ def favour_event_loop(solver_in_child: bool = True) -> None:
 
 
 def _warm_up() -> None:
+    lower_thread_priority()
     from core.records.runs import package_versions
 
     package_versions()

@@ -108,7 +108,7 @@ def serve(conn: Any) -> None:
             run_id,
             solver,
             lambda v=views, m=methods, r=solver.auto_preprocessing, o=observed, b=blocks: (
-                preprocess_views(v, m, r, o, row_blocks=b)
+                preprocess_views(v, m, r, o, row_blocks=b, spill=True)
             ),
             labels,
             lambda frame: conn.send(("frame", slim_frame(frame))),

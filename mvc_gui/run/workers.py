@@ -21,6 +21,7 @@ from core.numerics.layout import EmbeddingCancelled, embed, representation
 from mvc_gui.model.data_session import DataSession, preprocess_views
 from mvc_gui.model.run_history import Frame
 from mvc_gui.model.runner import PauseStep, RunEnd, attach_prediction_stats, run_solver
+from mvc_gui.run.priority import lower_thread_priority
 
 __all__ = [
     "EmbeddingWorker",
@@ -38,7 +39,7 @@ class _ThreadWorker(QObject):
         super().__init__(parent)
         self._stop = threading.Event()
         self._lock = threading.Lock()
-        self._thread = threading.Thread(target=self._main, daemon=True, name=type(self).__name__)
+        self._thread = threading.Thread(target=self._run, daemon=True, name=type(self).__name__)
 
     def start(self) -> None:
         self._thread.start()
@@ -59,6 +60,10 @@ class _ThreadWorker(QObject):
             signal.emit(*args)
         except RuntimeError:  # the receiver was deleted while we were finishing
             pass
+
+    def _run(self) -> None:
+        lower_thread_priority()  # below the GUI thread (and so are the children it starts)
+        self._main()
 
     def _main(self) -> None:
         raise NotImplementedError
@@ -264,6 +269,15 @@ class EmbeddingWorker(_ThreadWorker):
         self.key = layout_key(session, view, method)
         self.n_jobs = n_jobs
         self._latest: tuple[int, np.ndarray] | None = None
+        self._released = threading.Event()  # cleared: the layout waits at its next frame
+        self._released.set()
+
+    def hold(self, held: bool) -> None:
+        """Make the layout wait at its next frame (``True``) or go on (GUI thread)."""
+        if held:
+            self._released.clear()
+        else:
+            self._released.set()
 
     def latest(self) -> tuple[int, np.ndarray] | None:
         with self._lock:
@@ -276,6 +290,8 @@ class EmbeddingWorker(_ThreadWorker):
             self._latest = (iteration, layout)
         if was_empty:
             self._emit(self.frame_ready)
+        while not self._released.wait(0.05) and not self._stop.is_set():
+            pass
         return self._stop.is_set()
 
     def _main(self) -> None:
@@ -307,6 +323,13 @@ class ProcessEmbeddingWorker(EmbeddingWorker):
         super().__init__(session, parent=parent, view=view, method=method)
         self.server = server
 
+    def hold(self, held: bool) -> None:
+        """Hold or release the child's layout at its next frame."""
+        was = not self._released.is_set()
+        super().hold(held)
+        if held != was:
+            self.server.send_if_started(("hold" if held else "release", id(self), None))
+
     def _main(self) -> None:
         s, server, job = self.session, self.server, id(self)
         try:
@@ -316,6 +339,8 @@ class ProcessEmbeddingWorker(EmbeddingWorker):
             observed = s.observed if self.view is None else _view_observed(s, self.view)
             options = {"layout": self.method}
             server.send(("embed", job, (views, methods, s.auto_rule, observed, options)))
+            if not self._released.is_set():  # held before the child knew the job
+                server.send_if_started(("hold", job, None))
             deadline = None
             while True:
                 if self._stop.is_set() and deadline is None:

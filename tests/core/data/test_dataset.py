@@ -95,3 +95,12 @@ def test_large_data_is_held_as_float32_without_copying_float32_input(monkeypatch
     view = reopened.views[0]
     assert view.dtype == np.float32
     assert not view.flags.owndata and isinstance(view.base, np.memmap)  # mapped, not copied
+
+
+def test_default_ids_are_made_in_chunks_equal_to_one_cast(monkeypatch):
+    import core.data.dataset as dataset
+
+    monkeypatch.setattr(dataset, "IDS_CHUNK", 7)  # chunks that do not divide n
+    ds = MultiViewDataset(views=[np.zeros((50, 2))])
+    np.testing.assert_array_equal(ds.ids, np.arange(1, 51).astype("U2"))
+    assert ds.ids.dtype == np.dtype("U2")

@@ -61,3 +61,22 @@ def test_a_large_npz_is_mapped_in_place_with_a_sampled_then_exact_summary(qtbot,
     with qtbot.waitSignal(window.controller.run_finished, timeout=120_000):
         assert window.run() is not None
     assert accuracy(labels, window.controller.history.labels) > 0.9
+
+
+def test_the_loader_thread_makes_the_ids_and_class_count_not_the_window(qtbot, tmp_path):
+    """At 1M samples they held the window's thread (the ids' cast ~140 ms of GIL)."""
+    from mvc_gui.run.load_worker import LoadLimits, LoadWorker
+
+    views, labels = make_blobs_views(n=150, c=3, dims=(4, 6))
+    path = tmp_path / "mapped.npz"
+    np.savez(path, X0=views[0], X1=views[1], y=labels)
+    worker = LoadWorker(str(path), LoadLimits(map_above=0))
+    got = []
+    worker.done.connect(got.append)
+    worker.start()
+    qtbot.waitUntil(lambda: bool(got), timeout=60_000)
+    session = got[0][0]
+    assert "ids" in vars(session.dataset)  # the cached property, filled in the thread
+    assert session._classes is not None and session._classes[1] == 3
+    worker.stop()
+    worker.join(30)
