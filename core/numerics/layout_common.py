@@ -6,6 +6,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from core.numerics.jit.nearest import nearest_rows_into
+
 __all__ = ["Callback", "EmbeddingCancelled"]
 
 #: ``callback(iteration, layout)``: a copy of the current layout; returning True cancels.
@@ -21,26 +23,20 @@ def _nearest(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Indices and normalised inverse-distance weights of the k nearest rows of ``ref``.
 
-    The ranking needs only ``|r|^2 - 2 x.r`` (``|x|^2`` is the same for the whole row), built
-    in place in one BLAS product per chunk; ``|x|^2`` is added to the k kept distances only.
+    One BLAS product per chunk, then one compiled pass that keeps the k smallest squared
+    distances (:func:`core.numerics.jit.nearest.nearest_rows_into`; ``np.argpartition``
+    took 43 s of CPU for 1M rows against 2,500).
     """
     k = min(k, ref.shape[0])
+    ref = np.ascontiguousarray(ref, dtype=np.float64)
     ref_sq = np.einsum("ij,ij->i", ref, ref)
     idx = np.empty((X.shape[0], k), dtype=np.int64)
-    w = np.empty((X.shape[0], k))
+    d2 = np.empty((X.shape[0], k))
     for s in range(0, X.shape[0], chunk):
-        xb = X[s : s + chunk]
-        d2 = xb @ ref.T
-        d2 *= -2.0
-        d2 += ref_sq
-        part = (
-            np.argpartition(d2, k - 1, axis=1)[:, :k]
-            if k < ref.shape[0]
-            else (np.broadcast_to(np.arange(k), (xb.shape[0], k)).copy())
+        xb = np.asarray(X[s : s + chunk], dtype=np.float64)
+        nearest_rows_into(
+            xb @ ref.T, np.einsum("ij,ij->i", xb, xb), ref_sq, idx[s : s + chunk], d2[s : s + chunk]
         )
-        kept = np.take_along_axis(d2, part, axis=1) + np.einsum("ij,ij->i", xb, xb)[:, None]
-        dist = np.sqrt(np.maximum(kept, 0.0))
-        inv = 1.0 / (dist + 1e-9 + 0.05 * dist.mean(axis=1, keepdims=True))
-        idx[s : s + chunk] = part
-        w[s : s + chunk] = inv / inv.sum(axis=1, keepdims=True)
-    return idx, w
+    dist = np.sqrt(d2)
+    inv = 1.0 / (dist + 1e-9 + 0.05 * dist.mean(axis=1, keepdims=True))
+    return idx, inv / inv.sum(axis=1, keepdims=True)

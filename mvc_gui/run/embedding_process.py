@@ -97,5 +97,10 @@ if __name__ == "__main__":
     from mvc_gui.run.priority import LAYOUT_NICENESS, lower_priority
 
     lower_priority(LAYOUT_NICENESS)  # below the solver child too
+    # one BLAS thread: beside the busy solver child, OpenBLAS's two threads waited for each
+    # other's core and a 65536 x 100 covariance block took 2.7 s instead of 0.06 s
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
 
     serve(Client(sys.argv[1], authkey=bytes.fromhex(sys.argv[2])))

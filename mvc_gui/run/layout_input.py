@@ -47,7 +47,8 @@ def _checkpoint() -> None:
 class ColumnAffine:
     """``(x - shift) * scale`` per column, computed in float64 when a row block is read.
 
-    Offers what the layout's representation reads: ``shape``, ``x[a:b]`` (a float64 block),
+    Offers what the layout's representation reads: ``shape``, ``x[a:b]`` or ``x[rows]``
+    (a float64 block),
     ``mean(axis=0)`` and ``np.asarray`` (the whole, for small or very wide views).
     """
 
@@ -60,9 +61,9 @@ class ColumnAffine:
     def __len__(self) -> int:
         return self.shape[0]
 
-    def __getitem__(self, rows: slice) -> np.ndarray:
-        if not isinstance(rows, slice):
-            raise TypeError("a ColumnAffine view is read in row blocks (slices)")
+    def __getitem__(self, rows: slice | np.ndarray) -> np.ndarray:
+        if not isinstance(rows, slice) and np.asarray(rows).ndim != 1:
+            raise TypeError("a ColumnAffine view is read by rows (a slice or row indices)")
         _checkpoint()
         block = np.array(self.x[rows], dtype=np.float64)
         block -= self.shift

@@ -165,3 +165,41 @@ def test_large_representation_concatenates_in_float32_to_the_same_result(rng, mo
     got = layout_module.representation(views, n_components=20)
     assert got.dtype == np.float64 and got.shape == want.shape == (600, 20)
     np.testing.assert_allclose(got, want, atol=1e-5 * np.abs(want).max())
+
+
+@pytest.mark.kernels
+def test_nearest_rows_kernel_matches_a_stable_argsort(rng):
+    """The placement's k nearest reference rows: the compiled one-pass selection equals a
+    stable sort of the squared distances (ties in index order), distances included."""
+    from core.numerics.jit.nearest import nearest_rows_into
+
+    x = rng.normal(size=(300, 6))
+    ref = rng.normal(size=(40, 6))
+    ref[7] = ref[3]  # a tie: index 3 comes first
+    k = 5
+    idx = np.empty((300, k), dtype=np.int64)
+    d2 = np.empty((300, k))
+    nearest_rows_into(x @ ref.T, (x * x).sum(1), (ref * ref).sum(1), idx, d2)
+    want = ((x[:, None, :] - ref[None]) ** 2).sum(-1)
+    order = np.argsort(want, axis=1, kind="stable")[:, :k]
+    np.testing.assert_array_equal(idx, order)
+    np.testing.assert_allclose(d2, np.take_along_axis(want, order, axis=1), atol=1e-10)
+
+
+def test_pca_of_a_row_sample_keeps_the_leading_directions(rng):
+    """Above ``sample`` rows the covariance comes from a random row sample (the full one was
+    most of the 1M layout's time before its first frame): the leading subspace and the
+    projection of every row stay those of the full PCA on data with structure."""
+    from core.numerics.layout import _pca_cov
+
+    n, d, k = 6000, 40, 5
+    basis = np.linalg.qr(rng.normal(size=(d, k)))[0]
+    x = (rng.normal(size=(n, k)) * [9, 7, 5, 4, 3]) @ basis.T + 0.3 * rng.normal(size=(n, d))
+    full = _pca_cov(x, k, sample=n)
+    part = _pca_cov(x, k, sample=1500, random_state=1)
+    assert part.shape == (n, k)
+    # same subspace: the sampled projection is a near-rotation of the full one
+    coef, *_ = np.linalg.lstsq(full, part, rcond=None)
+    residual = np.linalg.norm(part - full @ coef) / np.linalg.norm(part)
+    assert residual < 0.05  # five random directions: 0.19
+    assert not np.allclose(part, _pca_cov(x, k, sample=1500, random_state=2))  # the sample varies

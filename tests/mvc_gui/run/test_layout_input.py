@@ -56,3 +56,14 @@ def test_views_read_in_row_blocks_are_preprocessed_by_the_streamed_rule(views, m
     assert all(is_source(v) for v in out) and len(names) == 2
     got = representation(out, n_components=8)
     assert got.shape == (3000, 8) and np.isfinite(got).all()
+
+
+def test_lazy_view_reads_row_indices_like_a_slice(views, monkeypatch):
+    """The layout's PCA takes its directions from random rows: a lazy view gives the
+    preprocessed rows for an index array as it does for a slice."""
+    monkeypatch.setattr(layout_input, "LAZY_FROM", 1000)
+    (lazy, _), _ = layout_views(views, ["zscore", "zscore"])
+    rows = np.array([0, 5, 17, 2999])
+    np.testing.assert_allclose(lazy[rows], np.asarray(lazy)[rows], rtol=1e-6, atol=1e-6)
+    with pytest.raises(TypeError, match="by rows"):
+        lazy[np.zeros((2, 2), dtype=int)]
