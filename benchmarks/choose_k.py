@@ -230,8 +230,16 @@ def main() -> None:
     command = "MVC_DATASETS=../shared/datasets python benchmarks/choose_k.py" + "".join(
         f" --{k.replace('_', '-')} {v}" for k, v in options.items() if v
     )
-    atomic_write(args.out, table(ordered, command))
-    print(table(ordered, command))
+    out = table(ordered, command)
+    atomic_write(args.out, out + _later_sections(args.out))
+    print(out)
+
+
+def _later_sections(path: str) -> str:
+    """The hand-written sections after the generated table ("## Session ..."), kept."""
+    old = open(path).read() if os.path.exists(path) else ""
+    at = old.find("\n## Session ")
+    return old[at:] if at >= 0 else ""
 
 
 if __name__ == "__main__":
