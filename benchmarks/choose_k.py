@@ -51,6 +51,14 @@ def labelled_files() -> list[str]:
     return sorted(p.name for p in datasets_dir().glob("*.mat") if p.name not in SKIP)
 
 
+def labelled_views(name: str):
+    """(dataset, views with the general ``auto`` preprocessing), or (None, None) without labels."""
+    ds = load_dataset(datasets_dir() / name)
+    if ds.labels is None:
+        return None, None
+    return ds, preprocess(ds.views, "auto")[0]
+
+
 def best_with_true_k() -> dict[str, tuple[str, float, float]]:
     """Per file: the method with the best mean ACC at the true k, its ACC and NMI."""
     path = DOCS / "defaults.csv"
@@ -103,10 +111,9 @@ def failure_class(r: dict) -> str:
 
 
 def run_file(name: str, seed: int, best: dict, **options: int) -> dict:
-    ds = load_dataset(datasets_dir() / name)
-    if ds.labels is None:
+    ds, views = labelled_views(name)
+    if ds is None:
         return {}
-    views, _ = preprocess(ds.views, "auto")
     t0 = time.perf_counter()
     if options.get("n_anchors"):  # a power of 2 <= n, as the estimator needs
         options["n_anchors"] = min(options["n_anchors"], 2 ** int(np.log2(ds.n_samples)))

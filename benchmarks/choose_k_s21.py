@@ -35,12 +35,10 @@ from datetime import date
 from itertools import combinations, product
 
 import numpy as np
-from choose_k import labelled_files
+from choose_k import labelled_files, labelled_views
 
-from _common import DOCS, datasets_dir, git_rev, machine
+from _common import DOCS, git_rev, machine
 from core.data.atomic import atomic_write
-from core.data.io import load_dataset
-from core.data.preprocessing import preprocess
 from core.numerics.graphs import normalize_anchor_graph
 from core.numerics.kmeans import kmeans_labels
 from core.numerics.metrics import adjusted_rand
@@ -93,10 +91,9 @@ def _gap_curve(views, m: int, knn: int, k_hi: int) -> list[float]:
 
 
 def run_file(name: str, seed: int = 0, graphs: bool = True) -> dict:
-    ds = load_dataset(datasets_dir() / name)
-    if ds.labels is None:
+    ds, views = labelled_views(name)
+    if ds is None:
         return {}
-    views, _ = preprocess(ds.views, "auto")
     t0 = time.perf_counter()
     n = views[0].shape[0]
     m = 2 ** int(np.floor(np.log2(min(n, 64))))
