@@ -51,6 +51,14 @@ def labelled_files() -> list[str]:
     return sorted(p.name for p in datasets_dir().glob("*.mat") if p.name not in SKIP)
 
 
+def labelled_views(name: str):
+    """(dataset, views with the general ``auto`` preprocessing), or (None, None) without labels."""
+    ds = load_dataset(datasets_dir() / name)
+    if ds.labels is None:
+        return None, None
+    return ds, preprocess(ds.views, "auto")[0]
+
+
 def best_with_true_k() -> dict[str, tuple[str, float, float]]:
     """Per file: the method with the best mean ACC at the true k, its ACC and NMI."""
     path = DOCS / "defaults.csv"
@@ -103,10 +111,9 @@ def failure_class(r: dict) -> str:
 
 
 def run_file(name: str, seed: int, best: dict, **options: int) -> dict:
-    ds = load_dataset(datasets_dir() / name)
-    if ds.labels is None:
+    ds, views = labelled_views(name)
+    if ds is None:
         return {}
-    views, _ = preprocess(ds.views, "auto")
     t0 = time.perf_counter()
     if options.get("n_anchors"):  # a power of 2 <= n, as the estimator needs
         options["n_anchors"] = min(options["n_anchors"], 2 ** int(np.log2(ds.n_samples)))
@@ -230,8 +237,16 @@ def main() -> None:
     command = "MVC_DATASETS=../shared/datasets python benchmarks/choose_k.py" + "".join(
         f" --{k.replace('_', '-')} {v}" for k, v in options.items() if v
     )
-    atomic_write(args.out, table(ordered, command))
-    print(table(ordered, command))
+    out = table(ordered, command)
+    atomic_write(args.out, out + _later_sections(args.out))
+    print(out)
+
+
+def _later_sections(path: str) -> str:
+    """The hand-written sections after the generated table ("## Session ..."), kept."""
+    old = open(path).read() if os.path.exists(path) else ""
+    at = old.find("\n## Session ")
+    return old[at:] if at >= 0 else ""
 
 
 if __name__ == "__main__":

@@ -33,14 +33,12 @@ import time
 from datetime import date
 
 import numpy as np
-from choose_k import labelled_files
+from choose_k import labelled_files, labelled_views
 from choose_k_more import MORE, more_picks
 from sklearn.metrics import silhouette_score
 
-from _common import DOCS, datasets_dir, git_rev, machine
+from _common import DOCS, git_rev, machine
 from core.data.atomic import atomic_write
-from core.data.io import load_dataset
-from core.data.preprocessing import preprocess
 from core.numerics.graphs import normalize_anchor_graph
 from core.numerics.kmeans import kmeans_labels
 from core.numerics.n_clusters import (
@@ -96,10 +94,9 @@ def rotation_alignment(emb: np.ndarray, k: int, n_iter: int = 30) -> float:
 
 
 def run_file(name: str) -> dict:
-    ds = load_dataset(datasets_dir() / name)
-    if ds.labels is None:
+    ds, views = labelled_views(name)
+    if ds is None:
         return {}
-    views, _ = preprocess(ds.views, "auto")
     t0 = time.perf_counter()
     n = views[0].shape[0]
     est = estimate_n_clusters(views, 0)

@@ -21,6 +21,7 @@ from core.methods.base import (
 )
 from core.methods.mvsc_hfd import incomplete, updates
 from core.methods.mvsc_hfd.params import PARAM_SPEC, SAMPLE_NORM, auto_anchor_count
+from core.methods.mvsc_hfd.refine import centred_embedding, shared_covariance_labels
 from core.methods.params import ParamError
 from core.numerics.kmeans import kmeans_steps, restart_size
 from core.numerics.linalg import polar, polar_stable, row_normalize
@@ -54,7 +55,9 @@ class MVSCHFD(BaseSolver):
     depth, see docs/methods/mvsc_hfd.md), A by a polar factor, Z in closed form (simplex
     projection), α by the authors' rule α ∝ 1/‖R_v‖ (default; not the exact minimiser, so J
     can rise slightly) or the exact α ∝ 1/‖R_v‖². Labels: k-means on the row-normalised
-    left singular vectors of Zᵀ. Views are expected z-scored per feature (authors' code).
+    left singular vectors of Zᵀ, then (``labels_refine``, automatic when ``sample_norm`` > 0)
+    re-assigned under the clusters' pooled within-cluster covariance (``refine.py``). Views
+    are expected z-scored per feature (authors' code).
 
     References
     ----------
@@ -84,6 +87,7 @@ class MVSCHFD(BaseSolver):
         "layer_widths_": "list of int: the layer widths",
         "residual_norms_": "ndarray (n_views,): the final reconstruction residual per view",
         "n_anchors_": "int: anchors m",
+        "refine_steps_": "int: re-assignment steps of labels_refine (0: k-means labels kept)",
     }
     objective_label = "Σ α_v² ‖X_v − W_1⋯W_δ A Z‖²"
     #: the authors' demo z-scores every feature (mapstd) before the layers
@@ -106,6 +110,7 @@ class MVSCHFD(BaseSolver):
         polar_completion: str = "stable",
         z_init: str = "first_m",
         embedding: str = "svd_Z",
+        labels_refine: str = "auto",
         kmeans_n_init: int = 50,
         feature_space: str = "auto",
         random_state: int | None = 0,
@@ -124,6 +129,7 @@ class MVSCHFD(BaseSolver):
         self.polar_completion = polar_completion
         self.z_init = z_init
         self.embedding = embedding
+        self.labels_refine = labels_refine
         self.kmeans_n_init = kmeans_n_init
         self.feature_space = feature_space
         self.random_state = random_state
@@ -132,6 +138,13 @@ class MVSCHFD(BaseSolver):
     def resolve_defaults(self, n, c, dims, density):  # type: ignore[override]
         # samples scaled into the model's unit ball, 2c anchors (c + 10 above 10 clusters)
         return {"n_anchors": auto_anchor_count(c, n), "sample_norm": SAMPLE_NORM}
+
+    def _refines(self) -> bool:
+        """``labels_refine``: 'auto' refines when the views are scaled (soft Z), not at the
+        authors' scale, where Z is near one-hot and its embedding already cluster indicators."""
+        if self.labels_refine != "auto":
+            return self.labels_refine == "shared_covariance"
+        return float(self.resolved("sample_norm") or 0.0) > 0
 
     def _anchor_count(self) -> int:
         m = self.resolved("n_anchors")
@@ -205,7 +218,9 @@ class MVSCHFD(BaseSolver):
     ) -> Generator[IterationState, None, FitResult]:
         n, c, m = views[0].shape[0], self.n_clusters, self._anchor_count()
         scale = self._scale_factor(views, observed)
-        rng = seed_streams(self.random_state, ["anchors", "init", "postprocess_kmeans"])
+        rng = seed_streams(
+            self.random_state, ["anchors", "init", "postprocess_kmeans", "postprocess_refine"]
+        )
         spaces: list = [None] * len(views)
         if observed is not None or self._row_space_wanted(views):
             # a scaled copy: the masked steps and the row space use the views directly
@@ -286,6 +301,13 @@ class MVSCHFD(BaseSolver):
             restart_rows=restart_size(c),
         )
         labels, _ = yield from rep.follow(km, "postprocess", msg)
+        refine_steps = 0
+        if self._refines():
+            yield rep.stage("postprocess", 1.0, "labels refined under the shared covariance")
+            with blas_single():
+                labels, refine_steps = shared_covariance_labels(
+                    centred_embedding(st.zt), labels, rng["postprocess_refine"]
+                )
         alpha2 = st.alpha**2
         return FitResult(
             labels=labels,
@@ -304,6 +326,7 @@ class MVSCHFD(BaseSolver):
                 "layer_widths_": widths,
                 "residual_norms_": f,
                 "n_anchors_": m,
+                "refine_steps_": refine_steps,
             },
         )
 
