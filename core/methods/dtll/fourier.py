@@ -28,6 +28,7 @@ from core.methods.dtll.fourier_jit import (
     fourier_shrink,
     fourier_sp_norm,
     label_argmax,
+    onehot_update,
 )
 from core.methods.dtll.updates import alpha_step, label_step, nuclear_gradient, transmission
 
@@ -55,6 +56,7 @@ class FourierState:
     g_hat: np.ndarray | None = field(init=False, default=None)
     m_hat: np.ndarray = field(init=False)
     onehot: np.ndarray = field(init=False)
+    onehot_labels: np.ndarray = field(init=False)  # the labels ``onehot`` holds (-1: none)
 
     def __post_init__(self) -> None:
         nv, n = self.view_labels.shape
@@ -63,6 +65,7 @@ class FourierState:
         self.big_m = np.zeros((nv, c, n))
         self.m_hat = np.zeros((nv, c, n // 2 + 1), dtype=np.complex128)
         self.onehot = np.zeros((nv, c, n))
+        self.onehot_labels = np.full((nv, n), -1, dtype=np.int64)
 
     def tensors(self) -> tuple[np.ndarray, np.ndarray]:
         """(𝒥, ℳ) as N × C × V, the layout of ``AlmState``."""
@@ -77,10 +80,7 @@ def _workers(size: int) -> int:
 
 def _fft_labels(st: FourierState) -> np.ndarray:
     """Ĝ: the real FFT along the samples of the one-hot 𝒢."""
-    nv, n = st.view_labels.shape
-    st.onehot[:] = 0.0
-    for v in range(nv):
-        st.onehot[v, st.view_labels[v], np.arange(n)] = 1.0
+    onehot_update(st.view_labels, st.onehot_labels, st.onehot)
     return sfft.rfft(st.onehot, axis=-1, workers=_workers(st.onehot.size))
 
 

@@ -115,6 +115,19 @@ def test_label_and_dual_kernels_match_twins():
         np.testing.assert_allclose(m2, big_m + 0.9 * (onehot - big_j), rtol=1e-15)
 
 
+@pytest.mark.kernels
+def test_onehot_update_writes_the_one_hot_of_the_new_labels():
+    rng = np.random.default_rng(6)
+    nv, c, n = 3, 4, 50
+    out = np.zeros((nv, c, n))
+    built = np.full((nv, n), -1, dtype=np.int64)
+    for _ in range(3):  # from nothing, then after moves
+        labels = rng.integers(0, c, (nv, n))
+        fj.onehot_update(labels, built, out)
+        twin = (labels[:, None, :] == np.arange(c)[None, :, None]).astype(float)
+        assert np.array_equal(out, twin) and np.array_equal(built, labels)
+
+
 # -- the step -------------------------------------------------------------------------------
 def _problem(n=150, c=3, seed=3):
     views, _ = make_blobs_views(n=n, c=c, dims=(5, 7, 4), sep=1.5, seed=seed)
