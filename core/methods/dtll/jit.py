@@ -8,7 +8,6 @@ import numpy as np
 
 from core.numerics.jit.config import JIT, njit
 
-
 #: the VDA kernels divide only by values that cannot be zero (the running maximum, 1 + √·);
 #: numba's Python error model tests every division for zero, and that branch kept the damping
 #: loop scalar: with the NumPy model it runs on vector registers, 4x faster, same bits
