@@ -87,3 +87,44 @@ def transmission_sums(
         for e in range(indptr[i], indptr[i + 1]):
             out[indices[e], lab] += data[e]
     return out
+
+
+@njit(**JIT)
+def vote_labels(
+    view_labels: np.ndarray,
+    alpha: np.ndarray,
+    c: int,
+    observed: np.ndarray,
+    heavy: np.ndarray,
+    tol: float,
+    out: np.ndarray,
+) -> None:
+    """The α-weighted vote of ``updates.weighted_vote`` per sample, into ``out``: votes
+    summed over the views in order, the first best label, and among labels within ``tol``
+    of the best the one of the heaviest view (``heavy``: views by decreasing α) that has the
+    sample. ``observed`` (n x V bool) or an empty array (every view has every sample)."""
+    nv, n = view_labels.shape
+    every = observed.shape[0] == 0
+    votes = np.empty(c)
+    for i in range(n):
+        for lab in range(c):
+            votes[lab] = 0.0
+        for k in range(nv):
+            has = 1.0 if every or observed[i, k] else 0.0
+            votes[view_labels[k, i]] += alpha[k] * has
+        best = 0
+        for lab in range(1, c):
+            if votes[lab] > votes[best]:
+                best = lab
+        limit = votes[best] - tol
+        tied = 0
+        for lab in range(c):
+            if votes[lab] >= limit:
+                tied += 1
+        if tied > 1:
+            for k in heavy:
+                lab = view_labels[k, i]
+                if (every or observed[i, k]) and votes[lab] >= limit:
+                    best = lab
+                    break
+        out[i] = best

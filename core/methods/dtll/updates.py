@@ -16,7 +16,7 @@ from sklearn.metrics import pairwise_distances_argmin
 
 from core.data.blocks import is_source
 from core.data.dataset import View
-from core.methods.dtll.jit import transmission_sums, vda_picks
+from core.methods.dtll.jit import transmission_sums, vda_picks, vote_labels
 from core.methods.params import ParamError
 from core.numerics.graphs import block_rows, normalize_anchor_graph
 from core.numerics.linalg import row_normalize
@@ -256,24 +256,15 @@ def weighted_vote(
     view_labels: np.ndarray, alpha: np.ndarray, c: int, observed: np.ndarray | None = None
 ) -> np.ndarray:
     """label_i = argmax_l Σ_v α_v [G_v]_il; ties go to the view with the largest α (§8).
-    With ``observed`` (n x V), a sample's vote counts only the views it has."""
+    With ``observed`` (n x V), a sample's vote counts only the views it has. One pass in
+    numba (``vote_labels``): the live vote after every step that moved a label took 13 ms
+    at n = 100k in NumPy."""
     v, n = view_labels.shape
-    votes = np.zeros((n, c))
-    for k in range(v):
-        votes[np.arange(n), view_labels[k]] += alpha[k] * (
-            1.0 if observed is None else observed[:, k]
-        )
-    best = votes.max(axis=1)
-    tied = votes >= best[:, None] - 1e-12 * max(alpha.max(), 1.0)
-    labels = np.argmax(votes, axis=1).astype(np.int64)
-    ambiguous = tied.sum(axis=1) > 1
-    todo = ambiguous.copy()
-    for k in np.argsort(-alpha, kind="stable"):
-        hit = todo & tied[np.arange(n), view_labels[k]]
-        if observed is not None:
-            hit &= observed[:, k]
-        labels[hit] = view_labels[k][hit]
-        todo &= ~hit
+    heavy = np.argsort(-alpha, kind="stable")
+    seen = np.zeros((0, v), dtype=np.bool_) if observed is None else np.asarray(observed, bool)
+    labels = np.empty(n, dtype=np.int64)
+    tol = 1e-12 * max(float(alpha.max()), 1.0)
+    vote_labels(np.asarray(view_labels), np.asarray(alpha, float), c, seen, heavy, tol, labels)
     return labels
 
 

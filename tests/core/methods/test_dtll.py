@@ -165,6 +165,40 @@ def test_alpha_step_maximises_weighted_sum_for_r_below_one():
     assert np.isfinite(alpha_step(np.array([1e300, 1e-300]), 0.999)).all()
 
 
+def vote_twin(view_labels, alpha, c, observed=None):
+    """NumPy twin of the vote kernel (the vote as it was written before the kernel)."""
+    v, n = view_labels.shape
+    votes = np.zeros((n, c))
+    for k in range(v):
+        votes[np.arange(n), view_labels[k]] += alpha[k] * (
+            1.0 if observed is None else observed[:, k]
+        )
+    best = votes.max(axis=1)
+    tied = votes >= best[:, None] - 1e-12 * max(alpha.max(), 1.0)
+    labels = np.argmax(votes, axis=1).astype(np.int64)
+    todo = tied.sum(axis=1) > 1
+    for k in np.argsort(-alpha, kind="stable"):
+        hit = todo & tied[np.arange(n), view_labels[k]]
+        if observed is not None:
+            hit &= observed[:, k]
+        labels[hit] = view_labels[k][hit]
+        todo &= ~hit
+    return labels
+
+
+@pytest.mark.kernels
+@pytest.mark.parametrize("seed", [0, 1])
+def test_vote_kernel_matches_twin(seed):
+    rng = np.random.default_rng(seed)
+    v, n, c = 4, 500, 5
+    view_labels = rng.integers(0, c, (v, n))
+    observed = rng.random((n, v)) > 0.3
+    for alpha in (np.array([0.4, 0.2, 0.2, 0.2]), rng.dirichlet(np.ones(v)), np.full(v, 0.25)):
+        for obs in (None, observed):
+            expected = vote_twin(view_labels, alpha, c, obs)
+            assert np.array_equal(weighted_vote(view_labels, alpha, c, obs), expected)
+
+
 def test_weighted_vote_ties_go_to_the_heaviest_view():
     view_labels = np.array([[0, 1, 2], [1, 1, 0], [2, 1, 0]])
     labels = weighted_vote(view_labels, np.array([0.5, 0.25, 0.25]), 3)
