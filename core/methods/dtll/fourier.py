@@ -22,11 +22,10 @@ import scipy.fft as sfft
 import scipy.sparse as sp
 
 from core.methods.dtll.alm import MU_MAX, RHO, AlmParams, hold_ties
+from core.methods.dtll.fourier_batch import shrink, sp_norm
 from core.methods.dtll.fourier_jit import (
     PARALLEL_SIZE,
     dual_update,
-    fourier_shrink,
-    fourier_sp_norm,
     label_argmax,
     onehot_update,
 )
@@ -131,7 +130,7 @@ def fourier_step(
         st.g_hat = None  # the old transform is not needed: one complex tensor less at peak
         st.g_hat = _fft_labels(st)
     j_hat = np.empty_like(st.m_hat)
-    fourier_shrink(st.g_hat, st.m_hat, st.mu, lam / st.mu, p, j_hat)
+    shrink(st.g_hat, st.m_hat, st.mu, lam / st.mu, p, j_hat)
     del st.big_j  # replaced by the irfft below; freed first to lower the peak
     n = st.view_labels.shape[1]
     st.big_j = sfft.irfft(j_hat, n=n, axis=-1, workers=_workers(st.big_m.size))
@@ -142,7 +141,7 @@ def fourier_step(
     st.alpha = alpha_step(nuc, r)
     st.mu = min(RHO * st.mu, MU_MAX)
     if changed or st.tensor_term is None:
-        st.tensor_term = fourier_sp_norm(st.g_hat, p, st.view_labels.shape[1])
+        st.tensor_term = sp_norm(st.g_hat, p, st.view_labels.shape[1])
     obj = float(np.sum(st.alpha**r * nuc)) - lam * st.tensor_term
     step = {"residual": residual, "changed": float(changed), "repairs": float(repairs), "mu": st.mu}
     return obj, step

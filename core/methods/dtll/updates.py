@@ -19,9 +19,10 @@ from core.data.dataset import View
 from core.methods.dtll.jit import transmission_sums, vda_picks, vote_labels
 from core.methods.params import ParamError
 from core.numerics.graphs import block_rows, normalize_anchor_graph
+from core.numerics.kmeans import kmeans_steps
 from core.numerics.linalg import row_normalize
 from core.numerics.spectral import stacked_anchor_embedding
-from core.numerics.threads import single_threaded
+from core.numerics.threads import blas_threads
 
 log = logging.getLogger(__name__)
 
@@ -291,15 +292,15 @@ def shared_initial_labels_steps(
         stacked_anchor_embedding(zhats, [1.0 / len(zhats)] * len(zhats), c, rng_svds)
     )
     yield 0.3
-    best, best_inertia = None, np.inf
-    for r in range(n_init):
-        km = KMeans(c, init="k-means++", n_init=1, random_state=int(rng.integers(0, 2**31 - 1)))
-        with single_threaded():  # many small runs: threads made them 50x slower (threads.py)
-            km.fit(emb)
-        if km.inertia_ < best_inertia:
-            best, best_inertia = km.labels_.astype(np.int64), km.inertia_
-        yield 0.3 + 0.7 * (r + 1) / n_init
-    return best
+    # the project's k-means restarts (single-threaded runs, one per core at a time, Elkan's
+    # iterations), on all rows: a subsample would move the start
+    runs = kmeans_steps(emb, c, rng, n_init=n_init, subsample=n, threads=blas_threads())
+    while True:
+        try:
+            frac = next(runs)
+        except StopIteration as stop:
+            return stop.value[0]
+        yield 0.3 + 0.7 * frac
 
 
 def unpermute(values: np.ndarray, order: np.ndarray) -> np.ndarray:

@@ -8,6 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 from conftest import make_blobs_views
+from core.methods.dtll import fourier_batch as fb
 from core.methods.dtll import fourier_jit as fj
 from core.methods.dtll import solver as dtll_solver
 from core.methods.dtll.alm import MU0, AlmParams, AlmState, alm_step
@@ -71,6 +72,41 @@ def test_sp_norm_kernel_matches_twin(shape, p):
     expected = float(weights @ (sv**p).sum(axis=1))
     for kernel in (fj._SP_NORM, fj.fourier_sp_norm):
         assert kernel(g, p, n) == pytest.approx(expected, rel=1e-9)
+
+
+@pytest.mark.kernels
+@pytest.mark.parametrize("shape", [(3, 10, 300), (3, 3, 70), (3, 7, 1)])
+@pytest.mark.parametrize("rank", [None, 1, 2])
+@pytest.mark.parametrize("tau", [0.3, 4.0, 40.0])
+def test_batched_kernels_equal_the_general_ones_bitwise(shape, rank, tau):
+    # three views: the batch kernels must give the general kernels' numbers exactly, also
+    # where slices are zeroed (large τ) or rank-deficient (the Jacobi fallback)
+    g = _slices(shape, 7, rank)
+    g[:, :, ::5] *= 0.05  # some slices below the threshold
+    m = _slices(shape, 8, rank) * 0.1
+    mu, p = 0.7, 0.5
+    j_ref, m_ref = np.empty_like(g), m.copy()
+    fj._SHRINK(g, m_ref, mu, tau, p, j_ref)
+    for kernel in (fb.SHRINK3, fb.SHRINK3_SERIAL, fb.shrink):
+        j, mm = np.empty_like(g), m.copy()
+        kernel(g, mm, mu, tau, p, j)
+        assert np.array_equal(j, j_ref) and np.array_equal(mm, m_ref)
+    n = 2 * shape[2] - 1
+    general = getattr(fj._SP_NORM, "py_func", fj._SP_NORM)  # as on one thread (no JIT: itself)
+    one_thread = general(g, p, n)
+    for kernel in (fb.SP_NORM3, fb.SP_NORM3_SERIAL, fb.sp_norm):
+        assert kernel(g, p, n) == one_thread
+    assert fb.sp_norm(g, p, n) == pytest.approx(fj.fourier_sp_norm(g, p, n), rel=1e-14)
+
+
+@pytest.mark.kernels
+def test_batched_kernels_hand_other_shapes_to_the_general_ones():
+    g, m = _slices((4, 6, 20), 9), _slices((4, 6, 20), 10) * 0.1
+    j1, m1, j2, m2 = np.empty_like(g), m.copy(), np.empty_like(g), m.copy()
+    fb.shrink(g, m1, 0.7, 0.3, 0.5, j1)
+    fj.fourier_shrink(g, m2, 0.7, 0.3, 0.5, j2)
+    assert np.array_equal(j1, j2) and np.array_equal(m1, m2)
+    assert fb.sp_norm(g, 0.5, 38) == fj.fourier_sp_norm(g, 0.5, 38)
 
 
 @pytest.mark.kernels
