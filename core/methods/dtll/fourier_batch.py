@@ -39,23 +39,41 @@ _VEC = {"error_model": "numpy"}
 
 
 @njit(**JIT, **_VEC)
-def _load(g_hat, m_hat, inv_mu, f0, nb, tr, ti, total):
+def _load(gf, mf, inv_mu, f0, nb, tr, ti, total):
     """T̂ = Ĝ + M̂/μ for slices f0..f0+nb into (3, C, B) real/imaginary arrays, and each
-    slice's squared Frobenius norm (summed over v, then c, as the scalar kernel)."""
-    nv, nc = g_hat.shape[0], g_hat.shape[1]
+    slice's squared Frobenius norm (v outer, c inner, as the scalar kernel). ``gf``, ``mf``:
+    Ĝ and M̂ viewed as float64 (re, im interleaved). numba computes M̂·(1/μ) as a complex
+    product with (1/μ + 0i): the same values as mr/μ, mi/μ (signs of zeros aside)."""
+    nv, nc = gf.shape[0], gf.shape[1]
     for s in range(nb):
         total[s] = 0.0
     for v in range(nv):
         for c in range(nc):
+            g = gf[v, c, 2 * f0 : 2 * (f0 + nb)]
+            m = mf[v, c, 2 * f0 : 2 * (f0 + nb)]
             for s in range(nb):
-                z = g_hat[v, c, f0 + s] + m_hat[v, c, f0 + s] * inv_mu
-                tr[v, c, s] = z.real
-                ti[v, c, s] = z.imag
-    # the norm in the scalar kernel's order: slice by slice, v outer, c inner
-    for v in range(nv):
-        for c in range(nc):
+                tr[v, c, s] = g[2 * s] + m[2 * s] * inv_mu
+                ti[v, c, s] = g[2 * s + 1] + m[2 * s + 1] * inv_mu
             for s in range(nb):
                 total[s] += tr[v, c, s] * tr[v, c, s] + ti[v, c, s] * ti[v, c, s]
+
+
+@njit(**JIT, **_VEC)
+def _store(gf, mf, jf, mu, f0, nb, keep, xr, xi):
+    """Ĵ and M̂ += μ(Ĝ − Ĵ) for the batch (Ĵ = 0 where not kept), on the float64 views."""
+    nv, nc = gf.shape[0], gf.shape[1]
+    for v in range(nv):
+        for c in range(nc):
+            g = gf[v, c, 2 * f0 : 2 * (f0 + nb)]
+            m = mf[v, c, 2 * f0 : 2 * (f0 + nb)]
+            j = jf[v, c, 2 * f0 : 2 * (f0 + nb)]
+            for s in range(nb):
+                jr = xr[v, c, s] if keep[s] else 0.0
+                ji = xi[v, c, s] if keep[s] else 0.0
+                j[2 * s] = jr
+                j[2 * s + 1] = ji
+                m[2 * s] += mu * (g[2 * s] - jr)
+                m[2 * s + 1] += mu * (g[2 * s + 1] - ji)
 
 
 @njit(**JIT, **_VEC)
@@ -90,8 +108,8 @@ def _pack(kr, ki, s, k):
 
 
 @njit(**JIT, **_VEC)
-def _times_w(tr, ti, wr, wi, keep, nb, xr, xi):
-    """Ĵ = X W per slice (x[b, c] = Σ_a t[a, c] w[a, b], a in order; 0 where not kept)."""
+def _times_w(tr, ti, wr, wi, nb, xr, xi):
+    """Ĵ = X W per slice (x[b, c] = Σ_a t[a, c] w[a, b], a in order)."""
     nc = tr.shape[1]
     for b in range(3):
         for c in range(nc):
@@ -101,13 +119,14 @@ def _times_w(tr, ti, wr, wi, keep, nb, xr, xi):
                 for a in range(3):
                     accr += tr[a, c, s] * wr[a, b, s] - ti[a, c, s] * wi[a, b, s]
                     acci += tr[a, c, s] * wi[a, b, s] + ti[a, c, s] * wr[a, b, s]
-                xr[b, c, s] = accr if keep[s] else 0.0
-                xi[b, c, s] = acci if keep[s] else 0.0
+                xr[b, c, s] = accr
+                xi[b, c, s] = acci
 
 
-def _shrink3(g_hat, m_hat, mu, tau, p, j_hat):
-    """``fourier_jit._fourier_shrink`` for V = 3 ≤ C, a batch of slices at a time."""
-    nc, nf = g_hat.shape[1], g_hat.shape[2]
+def _shrink3(gf, mf, mu, tau, p, jf):
+    """``fourier_jit._fourier_shrink`` for V = 3 ≤ C, a batch of slices at a time, on Ĝ,
+    M̂ and Ĵ viewed as float64 (V, C, 2F)."""
+    nc, nf = gf.shape[1], gf.shape[2] // 2
     thr = gst_threshold(tau, p)
     inv_mu = 1.0 / mu
     for chunk in prange((nf + _CHUNK - 1) // _CHUNK):
@@ -129,7 +148,7 @@ def _shrink3(g_hat, m_hat, mu, tau, p, j_hat):
         hi = min(nf, lo + _CHUNK)
         for f0 in range(lo, hi, BATCH):
             nb = min(BATCH, hi - f0)
-            _load(g_hat, m_hat, inv_mu, f0, nb, tr, ti, total)
+            _load(gf, mf, inv_mu, f0, nb, tr, ti, total)
             _gram3(tr, ti, nb, kr, ki)
             for s in range(nb):
                 # σ_max² ≤ ‖X‖²_F ≤ thr²: GST zeroes the slice
@@ -142,23 +161,14 @@ def _shrink3(g_hat, m_hat, mu, tau, p, j_hat):
                         for b in range(3):
                             wr[a, b, s] = w[a, b].real
                             wi[a, b, s] = w[a, b].imag
-            _times_w(tr, ti, wr, wi, keep, nb, xr, xi)
-            for v in range(3):
-                for c in range(nc):
-                    for s in range(nb):
-                        f = f0 + s
-                        if keep[s]:
-                            x = complex(xr[v, c, s], xi[v, c, s])
-                            j_hat[v, c, f] = x
-                            m_hat[v, c, f] += mu * (g_hat[v, c, f] - x)
-                        else:
-                            j_hat[v, c, f] = 0.0
-                            m_hat[v, c, f] += mu * g_hat[v, c, f]
+            _times_w(tr, ti, wr, wi, nb, xr, xi)
+            _store(gf, mf, jf, mu, f0, nb, keep, xr, xi)
 
 
-def _sp_norm3(g_hat, p, n):
-    """``fourier_jit._fourier_sp_norm`` for V = 3 ≤ C, a batch of slices at a time."""
-    nc, nf = g_hat.shape[1], g_hat.shape[2]
+def _sp_norm3(gf, p, n):
+    """``fourier_jit._fourier_sp_norm`` for V = 3 ≤ C, a batch of slices at a time, on Ĝ
+    viewed as float64 (V, C, 2F)."""
+    nc, nf = gf.shape[1], gf.shape[2] // 2
     nchunks = (nf + _CHUNK - 1) // _CHUNK
     part = np.zeros(nchunks)
     for chunk in prange(nchunks):
@@ -175,7 +185,7 @@ def _sp_norm3(g_hat, p, n):
         hi = min(nf, lo + _CHUNK)
         for f0 in range(lo, hi, BATCH):
             nb = min(BATCH, hi - f0)
-            _copy(g_hat, f0, nb, tr, ti)
+            _copy(gf, f0, nb, tr, ti)
             _gram3(tr, ti, nb, kr, ki)
             for s in range(nb):
                 _pack(kr, ki, s, k)
@@ -205,14 +215,14 @@ def _sp_norm3(g_hat, p, n):
 
 
 @njit(**JIT, **_VEC)
-def _copy(g_hat, f0, nb, tr, ti):
-    """Slices f0..f0+nb of Ĝ into (3, C, B) real/imaginary arrays."""
+def _copy(gf, f0, nb, tr, ti):
+    """Slices f0..f0+nb of Ĝ (float64 view) into (3, C, B) real/imaginary arrays."""
     for v in range(3):
-        for c in range(g_hat.shape[1]):
+        for c in range(gf.shape[1]):
+            g = gf[v, c, 2 * f0 : 2 * (f0 + nb)]
             for s in range(nb):
-                z = g_hat[v, c, f0 + s]
-                tr[v, c, s] = z.real
-                ti[v, c, s] = z.imag
+                tr[v, c, s] = g[2 * s]
+                ti[v, c, s] = g[2 * s + 1]
 
 
 SHRINK3 = njit(**PARALLEL_JIT)(_shrink3)
@@ -230,19 +240,21 @@ def shrink(
     g_hat: np.ndarray, m_hat: np.ndarray, mu: float, tau: float, p: float, j_hat: np.ndarray
 ) -> None:
     """``fourier_jit.fourier_shrink`` (same results), batched for three views."""
-    if not _batched(g_hat):
+    if not (_batched(g_hat) and all(a.flags.c_contiguous for a in (g_hat, m_hat, j_hat))):
         fourier_shrink(g_hat, m_hat, mu, tau, p, j_hat)
-    elif g_hat.size >= PARALLEL_SIZE:
-        SHRINK3(g_hat, m_hat, mu, tau, p, j_hat)
-    else:  # small tensors on the calling thread (fourier_jit._run)
-        SHRINK3_SERIAL(g_hat, m_hat, mu, tau, p, j_hat)
+        return
+    # small tensors on the calling thread (as fourier_jit._run); the float64 views of the
+    # C-ordered complex arrays interleave re and im along the last axis
+    kernel = SHRINK3 if g_hat.size >= PARALLEL_SIZE else SHRINK3_SERIAL
+    f64 = np.float64
+    kernel(g_hat.view(f64), m_hat.view(f64), mu, tau, p, j_hat.view(f64))
 
 
 def sp_norm(g_hat: np.ndarray, p: float, n: int) -> float:
     """``fourier_jit.fourier_sp_norm``, batched for three views (the same per-slice values;
     the total is summed as on one thread, where the parallel reduction of the general kernel
     can differ in the last bit)."""
-    if not _batched(g_hat):
+    if not (_batched(g_hat) and g_hat.flags.c_contiguous):
         return fourier_sp_norm(g_hat, p, n)
     kernel = SP_NORM3 if g_hat.size >= PARALLEL_SIZE else SP_NORM3_SERIAL
-    return float(kernel(g_hat, p, n))
+    return float(kernel(g_hat.view(np.float64), p, n))
