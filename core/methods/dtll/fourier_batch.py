@@ -5,9 +5,10 @@ bit: tests/core/methods/test_dtll_fourier.py), arranged so that the work on the 
 slices runs on vector registers: the slices' real and imaginary parts are copied into
 batch-major arrays (the batch index innermost), and the Gram matrices and the products with
 the 3 × 3 shrinkage matrices are loops over the batch, with every complex product written as
-numba computes it ((a + bi)(c + di) = (ac − bd) + (ad + bc)i). Only the 3 × 3 eigen-problems
-stay per slice (``fourier_jit._shrink_matrix``: closed-form eigenvalues need acos and cos).
-At n = 100k, late in a run (every slice kept), the shrink took 45 ms per step on one thread.
+numba computes it ((a + bi)(c + di) = (ac − bd) + (ad + bc)i); the 3 × 3 eigen-work is
+batched too (``eig_batch``), except slices with close eigenvalues (the per-slice Jacobi path)
+and the acos/cos calls. At n = 100k, late in a run (every slice kept), the shrink took 45 ms
+per step on one thread.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ import math
 import numpy as np
 from numba import prange
 
-from core.methods.dtll.eig_jit import eig3, hermitian_eig
+from core.methods.dtll.eig_batch import eig3_batch, shrink_matrices
+from core.methods.dtll.eig_jit import hermitian_eig
 from core.methods.dtll.fourier_jit import (
     _CHUNK,
     _GAP,
@@ -39,11 +41,12 @@ _VEC = {"error_model": "numpy"}
 
 
 @njit(**JIT, **_VEC)
-def _load(gf, mf, inv_mu, f0, nb, tr, ti, total):
+def _load(gf, mf, inv_mu, f0, nb, gb, mb, tr, ti, total):
     """T̂ = Ĝ + M̂/μ for slices f0..f0+nb into (3, C, B) real/imaginary arrays, and each
     slice's squared Frobenius norm (v outer, c inner, as the scalar kernel). ``gf``, ``mf``:
-    Ĝ and M̂ viewed as float64 (re, im interleaved). numba computes M̂·(1/μ) as a complex
-    product with (1/μ + 0i): the same values as mr/μ, mi/μ (signs of zeros aside)."""
+    Ĝ and M̂ viewed as float64 (re, im interleaved); their batch is kept in ``gb``, ``mb``
+    (3, C, 2B) for :func:`_store`, which then only writes. numba computes M̂·(1/μ) as a
+    complex product with (1/μ + 0i): the same values as mr/μ, mi/μ (signs of zeros aside)."""
     nv, nc = gf.shape[0], gf.shape[1]
     for s in range(nb):
         total[s] = 0.0
@@ -51,20 +54,23 @@ def _load(gf, mf, inv_mu, f0, nb, tr, ti, total):
         for c in range(nc):
             g = gf[v, c, 2 * f0 : 2 * (f0 + nb)]
             m = mf[v, c, 2 * f0 : 2 * (f0 + nb)]
+            for s in range(2 * nb):
+                gb[v, c, s] = g[s]
+                mb[v, c, s] = m[s]
             for s in range(nb):
-                tr[v, c, s] = g[2 * s] + m[2 * s] * inv_mu
-                ti[v, c, s] = g[2 * s + 1] + m[2 * s + 1] * inv_mu
+                tr[v, c, s] = gb[v, c, 2 * s] + mb[v, c, 2 * s] * inv_mu
+                ti[v, c, s] = gb[v, c, 2 * s + 1] + mb[v, c, 2 * s + 1] * inv_mu
             for s in range(nb):
                 total[s] += tr[v, c, s] * tr[v, c, s] + ti[v, c, s] * ti[v, c, s]
 
 
 @njit(**JIT, **_VEC)
-def _store(gf, mf, jf, mu, f0, nb, keep, xr, xi):
-    """Ĵ and M̂ += μ(Ĝ − Ĵ) for the batch (Ĵ = 0 where not kept), on the float64 views."""
-    nv, nc = gf.shape[0], gf.shape[1]
+def _store(mf, jf, mu, f0, nb, gb, mb, keep, xr, xi):
+    """Ĵ and M̂ += μ(Ĝ − Ĵ) for the batch (Ĵ = 0 where not kept), on the float64 views,
+    from the batch copies of Ĝ and M̂ made by :func:`_load`."""
+    nv, nc = gb.shape[0], gb.shape[1]
     for v in range(nv):
         for c in range(nc):
-            g = gf[v, c, 2 * f0 : 2 * (f0 + nb)]
             m = mf[v, c, 2 * f0 : 2 * (f0 + nb)]
             j = jf[v, c, 2 * f0 : 2 * (f0 + nb)]
             for s in range(nb):
@@ -72,8 +78,8 @@ def _store(gf, mf, jf, mu, f0, nb, keep, xr, xi):
                 ji = xi[v, c, s] if keep[s] else 0.0
                 j[2 * s] = jr
                 j[2 * s + 1] = ji
-                m[2 * s] += mu * (g[2 * s] - jr)
-                m[2 * s + 1] += mu * (g[2 * s + 1] - ji)
+                m[2 * s] = mb[v, c, 2 * s] + mu * (gb[v, c, 2 * s] - jr)
+                m[2 * s + 1] = mb[v, c, 2 * s + 1] + mu * (gb[v, c, 2 * s + 1] - ji)
 
 
 @njit(**JIT, **_VEC)
@@ -130,6 +136,8 @@ def _shrink3(gf, mf, mu, tau, p, jf):
     thr = gst_threshold(tau, p)
     inv_mu = 1.0 / mu
     for chunk in prange((nf + _CHUNK - 1) // _CHUNK):
+        gb = np.empty((3, nc, 2 * BATCH))
+        mb = np.empty((3, nc, 2 * BATCH))
         tr = np.empty((3, nc, BATCH))
         ti = np.empty((3, nc, BATCH))
         xr = np.empty((3, nc, BATCH))
@@ -140,6 +148,11 @@ def _shrink3(gf, mf, mu, tau, p, jf):
         wi = np.zeros((3, 3, BATCH))
         total = np.empty(BATCH)
         keep = np.zeros(BATCH, dtype=np.bool_)
+        simple = np.ones(BATCH, dtype=np.bool_)
+        facs = np.empty((3, BATCH))
+        vec = np.empty((6, BATCH))
+        e = np.empty((3, BATCH))
+        work = np.empty((4, BATCH))
         k = np.empty((3, 3), dtype=np.complex128)
         u = np.empty((3, 3), dtype=np.complex128)
         w = np.empty((3, 3), dtype=np.complex128)
@@ -148,21 +161,22 @@ def _shrink3(gf, mf, mu, tau, p, jf):
         hi = min(nf, lo + _CHUNK)
         for f0 in range(lo, hi, BATCH):
             nb = min(BATCH, hi - f0)
-            _load(gf, mf, inv_mu, f0, nb, tr, ti, total)
+            _load(gf, mf, inv_mu, f0, nb, gb, mb, tr, ti, total)
             _gram3(tr, ti, nb, kr, ki)
-            for s in range(nb):
-                # σ_max² ≤ ‖X‖²_F ≤ thr²: GST zeroes the slice
+            for s in range(nb):  # σ_max² ≤ ‖X‖²_F ≤ thr²: GST zeroes the slice
                 keep[s] = total[s] > thr * thr
-                if keep[s]:
+            eig3_batch(kr, ki, nb, e, work)
+            shrink_matrices(kr, ki, e, nb, thr, tau, p, wr, wi, keep, simple, facs, vec)
+            for s in range(nb):
+                if keep[s] and not simple[s]:  # close eigenvalues: the per-slice Jacobi path
                     _pack(kr, ki, s, k)
                     keep[s] = _shrink_matrix(k, u, fac, w, thr, tau, p)
-                if keep[s]:
                     for a in range(3):
                         for b in range(3):
                             wr[a, b, s] = w[a, b].real
                             wi[a, b, s] = w[a, b].imag
             _times_w(tr, ti, wr, wi, nb, xr, xi)
-            _store(gf, mf, jf, mu, f0, nb, keep, xr, xi)
+            _store(mf, jf, mu, f0, nb, gb, mb, keep, xr, xi)
 
 
 def _sp_norm3(gf, p, n):
@@ -177,6 +191,8 @@ def _sp_norm3(gf, p, n):
         kr = np.empty((3, 3, BATCH))
         ki = np.empty((3, 3, BATCH))
         total = np.empty(BATCH)
+        e = np.empty((3, BATCH))
+        work = np.empty((4, BATCH))
         k = np.empty((3, 3), dtype=np.complex128)
         u = np.empty((3, 3), dtype=np.complex128)
         ev = np.empty(3)
@@ -187,15 +203,17 @@ def _sp_norm3(gf, p, n):
             nb = min(BATCH, hi - f0)
             _copy(gf, f0, nb, tr, ti)
             _gram3(tr, ti, nb, kr, ki)
+            eig3_batch(kr, ki, nb, e, work)
             for s in range(nb):
-                _pack(kr, ki, s, k)
-                ev[0], ev[1], ev[2] = eig3(k)
+                for a in range(3):
+                    ev[a] = e[a, s]
                 top = max(ev[0], max(ev[1], ev[2]))
                 if (
                     abs(ev[0] - ev[1]) <= _GAP * top
                     or abs(ev[0] - ev[2]) <= _GAP * top
                     or abs(ev[1] - ev[2]) <= _GAP * top
                 ):  # the cubic's roots lose ~sqrt(eps) where two nearly coincide
+                    _pack(kr, ki, s, k)
                     hermitian_eig(k, u)
                     for a in range(3):
                         ev[a] = k[a, a].real
