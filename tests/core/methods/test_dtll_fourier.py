@@ -62,7 +62,7 @@ def test_shrink_kernel_matches_twin(shape, rank, tau):
     expected_j = shrink_twin(g + m / mu, tau, p)
     expected_m = m + mu * (g - expected_j)
     j = np.empty_like(g)
-    for kernel in (fj._SHRINK, fj.fourier_shrink):
+    for kernel in (fj._SHRINK, fj.fourier_shrink, fb.shrink):  # fb: batched for 3 views
         mm = m.copy()
         kernel(g, mm, mu, tau, p, j)
         np.testing.assert_allclose(j, expected_j, atol=1e-9 * np.abs(g).max())
@@ -79,7 +79,7 @@ def test_sp_norm_kernel_matches_twin(shape, p):
     weights[0] = weights[-1] = 1.0
     sv = np.linalg.svd(g.transpose(2, 1, 0), compute_uv=False)
     expected = float(weights @ (sv**p).sum(axis=1))
-    for kernel in (fj._SP_NORM, fj.fourier_sp_norm):
+    for kernel in (fj._SP_NORM, fj.fourier_sp_norm, fb.sp_norm):
         assert kernel(g, p, n) == pytest.approx(expected, rel=1e-9)
 
 
