@@ -92,7 +92,7 @@ PARAM_SPEC = COMMON_PARAMS + ParamSpec(
     Param(
         "stable_stop",
         "int",
-        10,
+        6,
         "Also stop once no label has changed for this many iterations while "
         "max|𝒢 − 𝒥| < 0.5 (𝒥 then rounds to the labels): the remaining iterations only "
         "shrink the residual. 0: stop on the residual alone, as the paper does.",

@@ -16,12 +16,13 @@ from sklearn.metrics import pairwise_distances_argmin
 
 from core.data.blocks import is_source
 from core.data.dataset import View
-from core.methods.dtll.jit import transmission_sums, vda_picks
+from core.methods.dtll.jit import transmission_sums, vda_picks, vote_labels
 from core.methods.params import ParamError
 from core.numerics.graphs import block_rows, normalize_anchor_graph
+from core.numerics.kmeans import kmeans_steps
 from core.numerics.linalg import row_normalize
 from core.numerics.spectral import stacked_anchor_embedding
-from core.numerics.threads import single_threaded
+from core.numerics.threads import blas_threads
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +66,8 @@ def row_variance(views: Sequence[View]) -> np.ndarray:
     """
     n = views[0].shape[0]
     total = sum(x.shape[1] for x in views)
+    if all(isinstance(x, np.ndarray) and x.flags.c_contiguous for x in views):
+        return _dense_row_variance(views, total)
     # accumulated in float64 for float32 views too: VDA's greedy picks follow small
     # differences between these variances
     mean = sum(_row_sums(x) for x in views) / total
@@ -84,6 +87,28 @@ def row_variance(views: Sequence[View]) -> np.ndarray:
                 blk = x[s : s + step].astype(np.float64, copy=False) - mean[s : s + step, None]
                 ss[s : s + step] += np.einsum("ij,ij->i", blk, blk)
     return ss / max(total - 1, 1)
+
+
+VAR_BLOCK_BYTES = 1 << 20  # rows of all views per block of the one-pass row variance
+
+
+def _dense_row_variance(views: Sequence[np.ndarray], total: int) -> np.ndarray:
+    """:func:`row_variance` of C-ordered dense views in one pass over memory: per block of
+    rows the means, then the centred squares while the block is in cache (100k x 1000:
+    0.78 -> 0.23 s CPU). The same operations per row as the two-pass form, so the same bits
+    (NumPy sums each row of a C-ordered block as it does in the whole array)."""
+    n = views[0].shape[0]
+    out = np.empty(n)
+    rows = max(16, VAR_BLOCK_BYTES // (8 * total))
+    for s in range(0, n, rows):
+        parts = [x[s : s + rows] for x in views]
+        mean = sum(p.sum(axis=1, dtype=np.float64) for p in parts) / total
+        ss = np.zeros(mean.shape[0])
+        for p in parts:
+            blk = p.astype(np.float64, copy=False) - mean[:, None]
+            ss += np.einsum("ij,ij->i", blk, blk)
+        out[s : s + rows] = ss / max(total - 1, 1)
+    return out
 
 
 def _fill_up(selected: list[int], order: np.ndarray, m: int) -> np.ndarray:
@@ -119,11 +144,12 @@ def vda_anchor_steps(views: Sequence[View], m: int) -> Generator[float, None, np
     score = np.round(var / top, 12)
     selected = np.full(m, -1, dtype=np.int64)
     selected[0] = int(np.argmax(score))
+    state = np.ones(1)  # the scores' maximum: they are normalised
     done = 1
     chunk = max(1, int(2e7 // max(n, 1)))
     while done < m:
         stop = min(m, done + chunk)
-        reached = vda_picks(score, selected, done, stop)
+        reached = vda_picks(score, state, selected, done, stop)
         if reached < stop:
             log.warning("VDA: scores exhausted after %d anchors; filling up by variance", reached)
             done = reached
@@ -231,24 +257,15 @@ def weighted_vote(
     view_labels: np.ndarray, alpha: np.ndarray, c: int, observed: np.ndarray | None = None
 ) -> np.ndarray:
     """label_i = argmax_l Σ_v α_v [G_v]_il; ties go to the view with the largest α (§8).
-    With ``observed`` (n x V), a sample's vote counts only the views it has."""
+    With ``observed`` (n x V), a sample's vote counts only the views it has. One pass in
+    numba (``vote_labels``): the live vote after every step that moved a label took 13 ms
+    at n = 100k in NumPy."""
     v, n = view_labels.shape
-    votes = np.zeros((n, c))
-    for k in range(v):
-        votes[np.arange(n), view_labels[k]] += alpha[k] * (
-            1.0 if observed is None else observed[:, k]
-        )
-    best = votes.max(axis=1)
-    tied = votes >= best[:, None] - 1e-12 * max(alpha.max(), 1.0)
-    labels = np.argmax(votes, axis=1).astype(np.int64)
-    ambiguous = tied.sum(axis=1) > 1
-    todo = ambiguous.copy()
-    for k in np.argsort(-alpha, kind="stable"):
-        hit = todo & tied[np.arange(n), view_labels[k]]
-        if observed is not None:
-            hit &= observed[:, k]
-        labels[hit] = view_labels[k][hit]
-        todo &= ~hit
+    heavy = np.argsort(-alpha, kind="stable")
+    seen = np.zeros((0, v), dtype=np.bool_) if observed is None else np.asarray(observed, bool)
+    labels = np.empty(n, dtype=np.int64)
+    tol = 1e-12 * max(float(alpha.max()), 1.0)
+    vote_labels(np.asarray(view_labels), np.asarray(alpha, float), c, seen, heavy, tol, labels)
     return labels
 
 
@@ -275,15 +292,15 @@ def shared_initial_labels_steps(
         stacked_anchor_embedding(zhats, [1.0 / len(zhats)] * len(zhats), c, rng_svds)
     )
     yield 0.3
-    best, best_inertia = None, np.inf
-    for r in range(n_init):
-        km = KMeans(c, init="k-means++", n_init=1, random_state=int(rng.integers(0, 2**31 - 1)))
-        with single_threaded():  # many small runs: threads made them 50x slower (threads.py)
-            km.fit(emb)
-        if km.inertia_ < best_inertia:
-            best, best_inertia = km.labels_.astype(np.int64), km.inertia_
-        yield 0.3 + 0.7 * (r + 1) / n_init
-    return best
+    # the project's k-means restarts (single-threaded runs, one per core at a time, Elkan's
+    # iterations), on all rows: a subsample would move the start
+    runs = kmeans_steps(emb, c, rng, n_init=n_init, subsample=n, threads=blas_threads())
+    while True:
+        try:
+            frac = next(runs)
+        except StopIteration as stop:
+            return stop.value[0]
+        yield 0.3 + 0.7 * frac
 
 
 def unpermute(values: np.ndarray, order: np.ndarray) -> np.ndarray:

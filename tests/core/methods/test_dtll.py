@@ -57,10 +57,41 @@ def test_vda_kernel_matches_twin(seed):
     score = var / var.max()
     selected = np.full(m, -1, dtype=np.int64)
     selected[0] = int(np.argmax(score))
-    done = vda_picks(score, selected, 1, 17)
-    done = vda_picks(score, selected, done, m)  # resumable in chunks
+    state = np.ones(1)
+    done = vda_picks(score, state, selected, 1, 17)
+    done = vda_picks(score, state, selected, done, m)  # resumable in chunks
     assert done == m
     assert selected.tolist() == vda_twin(var, m)
+
+
+def _vda_two_pass(score: np.ndarray, m: int) -> list[int]:
+    """TBGL's two passes per pick in plain Python (damp, then divide by the maximum): the
+    arithmetic the single-pass kernel must reproduce bit for bit."""
+    score = score.copy()
+    sel = [int(np.argmax(score))]
+    for _ in range(1, m):
+        a = score[sel[-1]]
+        for i in range(score.size):
+            score[i] = score[i] * (1.0 - 1.0 / (1.0 + np.sqrt(abs(a - score[i]))))
+        top = score.max()
+        if top <= 0.0:
+            break
+        score = score / top
+        sel.append(int(np.argmax(score)))
+    return sel
+
+
+@pytest.mark.kernels
+def test_vda_kernel_equals_two_pass_arithmetic_with_ties():
+    g = np.random.default_rng(3)
+    # rounded scores: many exact ties, where only the first index may win
+    score = np.round(g.gamma(2.0, size=700) / 10, 2)
+    score = score / score.max()
+    m = 60
+    selected = np.full(m, -1, dtype=np.int64)
+    selected[0] = int(np.argmax(score))
+    done = vda_picks(score.copy(), np.ones(1), selected, 1, m)
+    assert selected[:done].tolist() == _vda_two_pass(score, m)
 
 
 @pytest.mark.kernels
@@ -77,6 +108,20 @@ def test_row_variance_dense_and_sparse_match_concatenation():
     a, b = g.normal(size=(30, 4)), sp.random(30, 7, density=0.3, random_state=1, format="csr")
     expect = np.hstack([a, b.toarray()]).var(axis=1, ddof=1)
     np.testing.assert_allclose(row_variance([a, b]), expect)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_row_variance_one_pass_equals_two_passes_bitwise(dtype):
+    # VDA follows the last bits of these variances: the blocked pass must not change them
+    g = np.random.default_rng(1)
+    views = [g.normal(size=(700, d)).astype(dtype) * 3 + 1 for d in (5, 40, 9000)]
+    total = sum(x.shape[1] for x in views)
+    mean = sum(x.sum(axis=1, dtype=np.float64) for x in views) / total
+    ss = np.zeros(700)
+    for x in views:
+        blk = x.astype(np.float64) - mean[:, None]
+        ss += np.einsum("ij,ij->i", blk, blk)
+    assert np.array_equal(row_variance(views), ss / (total - 1))
 
 
 @pytest.mark.kernels
@@ -118,6 +163,40 @@ def test_alpha_step_maximises_weighted_sum_for_r_below_one():
             assert np.sum(w**r * nuc) <= best + 1e-12
     assert alpha_step(np.array([1.0, 0.0]), 0.5)[1] == pytest.approx(1e-12)
     assert np.isfinite(alpha_step(np.array([1e300, 1e-300]), 0.999)).all()
+
+
+def vote_twin(view_labels, alpha, c, observed=None):
+    """NumPy twin of the vote kernel (the vote as it was written before the kernel)."""
+    v, n = view_labels.shape
+    votes = np.zeros((n, c))
+    for k in range(v):
+        votes[np.arange(n), view_labels[k]] += alpha[k] * (
+            1.0 if observed is None else observed[:, k]
+        )
+    best = votes.max(axis=1)
+    tied = votes >= best[:, None] - 1e-12 * max(alpha.max(), 1.0)
+    labels = np.argmax(votes, axis=1).astype(np.int64)
+    todo = tied.sum(axis=1) > 1
+    for k in np.argsort(-alpha, kind="stable"):
+        hit = todo & tied[np.arange(n), view_labels[k]]
+        if observed is not None:
+            hit &= observed[:, k]
+        labels[hit] = view_labels[k][hit]
+        todo &= ~hit
+    return labels
+
+
+@pytest.mark.kernels
+@pytest.mark.parametrize("seed", [0, 1])
+def test_vote_kernel_matches_twin(seed):
+    rng = np.random.default_rng(seed)
+    v, n, c = 4, 500, 5
+    view_labels = rng.integers(0, c, (v, n))
+    observed = rng.random((n, v)) > 0.3
+    for alpha in (np.array([0.4, 0.2, 0.2, 0.2]), rng.dirichlet(np.ones(v)), np.full(v, 0.25)):
+        for obs in (None, observed):
+            expected = vote_twin(view_labels, alpha, c, obs)
+            assert np.array_equal(weighted_vote(view_labels, alpha, c, obs), expected)
 
 
 def test_weighted_vote_ties_go_to_the_heaviest_view():

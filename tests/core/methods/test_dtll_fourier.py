@@ -3,11 +3,13 @@ against NumPy twins, and the step against the reference step of alm.py."""
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 from conftest import make_blobs_views
+from core.methods.dtll import fourier_batch as fb
 from core.methods.dtll import fourier_jit as fj
 from core.methods.dtll import solver as dtll_solver
 from core.methods.dtll.alm import MU0, AlmParams, AlmState, alm_step
@@ -18,6 +20,14 @@ from core.methods.dtll.updates import nnz_rows
 from core.numerics.graphs import pkn_anchor_graph
 from core.numerics.tensor import schatten_p_norm, schatten_prox
 from tests.core.numerics.test_tensor import gst_twin
+
+
+def _same(a, b) -> bool:
+    return bool(np.array_equal(a, b))
+
+
+def _close(a, b) -> bool:
+    return bool(np.allclose(a, b, rtol=1e-12, atol=1e-12 * np.max(np.abs(b))))
 
 
 def _slices(shape, seed, rank=None):
@@ -52,7 +62,7 @@ def test_shrink_kernel_matches_twin(shape, rank, tau):
     expected_j = shrink_twin(g + m / mu, tau, p)
     expected_m = m + mu * (g - expected_j)
     j = np.empty_like(g)
-    for kernel in (fj._SHRINK, fj.fourier_shrink):
+    for kernel in (fj._SHRINK, fj.fourier_shrink, fb.shrink):  # fb: batched for 3 views
         mm = m.copy()
         kernel(g, mm, mu, tau, p, j)
         np.testing.assert_allclose(j, expected_j, atol=1e-9 * np.abs(g).max())
@@ -69,8 +79,51 @@ def test_sp_norm_kernel_matches_twin(shape, p):
     weights[0] = weights[-1] = 1.0
     sv = np.linalg.svd(g.transpose(2, 1, 0), compute_uv=False)
     expected = float(weights @ (sv**p).sum(axis=1))
-    for kernel in (fj._SP_NORM, fj.fourier_sp_norm):
+    for kernel in (fj._SP_NORM, fj.fourier_sp_norm, fb.sp_norm):
         assert kernel(g, p, n) == pytest.approx(expected, rel=1e-9)
+
+
+@pytest.mark.kernels
+@pytest.mark.parametrize("shape", [(3, 10, 300), (3, 3, 70), (3, 7, 1)])
+@pytest.mark.parametrize("rank", [None, 1, 2])
+@pytest.mark.parametrize("tau", [0.3, 4.0, 40.0])
+def test_batched_kernels_equal_the_general_ones_bitwise(shape, rank, tau):
+    # three views: the batch kernels must give the general kernels' numbers exactly, also
+    # where slices are zeroed (large τ) or rank-deficient (the Jacobi fallback). Without
+    # the JIT, NumPy's complex scalars divide by multiplying with a reciprocal (numba
+    # divides as CPython does): equal to rounding there
+    same = _same if not numba.config.DISABLE_JIT else _close
+    g = _slices(shape, 7, rank)
+    g[:, :, ::5] *= 0.05  # some slices below the threshold
+    m = _slices(shape, 8, rank) * 0.1
+    mu, p = 0.7, 0.5
+    j_ref, m_ref = np.empty_like(g), m.copy()
+    fj._SHRINK(g, m_ref, mu, tau, p, j_ref)
+    f64 = np.float64
+    for kernel in (fb.SHRINK3, fb.SHRINK3_SERIAL):  # on the float64 views
+        j, mm = np.empty_like(g), m.copy()
+        kernel(g.view(f64), mm.view(f64), mu, tau, p, j.view(f64))
+        assert same(j, j_ref) and same(mm, m_ref)
+    j, mm = np.empty_like(g), m.copy()
+    fb.shrink(g, mm, mu, tau, p, j)
+    assert same(j, j_ref) and same(mm, m_ref)
+    n = 2 * shape[2] - 1
+    general = getattr(fj._SP_NORM, "py_func", fj._SP_NORM)  # as on one thread (no JIT: itself)
+    one_thread = general(g, p, n)
+    assert same(fb.SP_NORM3(g.view(f64), p, n), one_thread)
+    assert same(fb.SP_NORM3_SERIAL(g.view(f64), p, n), one_thread)
+    assert same(fb.sp_norm(g, p, n), one_thread)
+    assert fb.sp_norm(g, p, n) == pytest.approx(fj.fourier_sp_norm(g, p, n), rel=1e-14)
+
+
+@pytest.mark.kernels
+def test_batched_kernels_hand_other_shapes_to_the_general_ones():
+    g, m = _slices((4, 6, 20), 9), _slices((4, 6, 20), 10) * 0.1
+    j1, m1, j2, m2 = np.empty_like(g), m.copy(), np.empty_like(g), m.copy()
+    fb.shrink(g, m1, 0.7, 0.3, 0.5, j1)
+    fj.fourier_shrink(g, m2, 0.7, 0.3, 0.5, j2)
+    assert np.array_equal(j1, j2) and np.array_equal(m1, m2)
+    assert fb.sp_norm(g, 0.5, 38) == fj.fourier_sp_norm(g, 0.5, 38)
 
 
 @pytest.mark.kernels
@@ -113,6 +166,19 @@ def test_label_and_dual_kernels_match_twins():
         res = kernel(view_labels, big_j, m2, 0.9)
         assert res == np.abs(onehot - big_j).max()
         np.testing.assert_allclose(m2, big_m + 0.9 * (onehot - big_j), rtol=1e-15)
+
+
+@pytest.mark.kernels
+def test_onehot_update_writes_the_one_hot_of_the_new_labels():
+    rng = np.random.default_rng(6)
+    nv, c, n = 3, 4, 50
+    out = np.zeros((nv, c, n))
+    built = np.full((nv, n), -1, dtype=np.int64)
+    for _ in range(3):  # from nothing, then after moves
+        labels = rng.integers(0, c, (nv, n))
+        fj.onehot_update(labels, built, out)
+        twin = (labels[:, None, :] == np.arange(c)[None, :, None]).astype(float)
+        assert np.array_equal(out, twin) and np.array_equal(built, labels)
 
 
 # -- the step -------------------------------------------------------------------------------
