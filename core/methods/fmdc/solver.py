@@ -257,8 +257,10 @@ class FMDC(BaseSolver):
         )
         graphs = []
         for i, x in enumerate(views):
+            # mixed: float32 products screen the anchors, the graph is that of float64
+            # distances (core.numerics.jit.pkn_mixed; 0.75x the time on 600 features)
             z = yield from rep.follow(
-                graph_steps(x, anchors[i], self.resolved("n_neighbors")),
+                graph_steps(x, anchors[i], self.resolved("n_neighbors"), mixed=True),
                 "graph",
                 f"anchor graph of view {i + 1}/{v}",
                 0.4 + 0.5 * i / v,
