@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+from numba import prange
 
-from core.numerics.jit.config import JIT, njit
+from core.numerics.jit.config import JIT, PARALLEL_JIT, njit
 
 
 @njit(**JIT)
@@ -92,6 +93,14 @@ def csr_cross_product(
             for q in range(indptr_b[i], indptr_b[i + 1]):
                 row[indices_b[q]] += va * data_b[q]
     return out
+
+
+@njit(**PARALLEL_JIT)
+def scale_by_view(data: np.ndarray, view: np.ndarray, root: np.ndarray, out: np.ndarray) -> None:
+    """out[p] = root[view[p]] · data[p] in one pass (np.take then *=: two passes and 22 ms
+    per call over a 100k x 45 stack)."""
+    for p in prange(data.shape[0]):
+        out[p] = root[view[p]] * data[p]
 
 
 @njit(**JIT)

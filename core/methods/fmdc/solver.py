@@ -21,7 +21,7 @@ from core.methods.base import (
     seed_streams,
 )
 from core.methods.fmdc import incomplete
-from core.methods.fmdc.jit import fmdc_sweep, label_column_sums
+from core.methods.fmdc.jit import fmdc_sweep, label_column_sums, scale_by_view
 from core.methods.fmdc.updates import (
     balance_empty_clusters,
     cross_gram,
@@ -378,8 +378,7 @@ class FMDC(BaseSolver):
         it = 0
         for it in range(1, self.max_iter + 1):
             root = np.sqrt(alpha)
-            np.take(root, nnz_view, out=q_data)
-            q_data *= stack.data
+            scale_by_view(stack.data, nnz_view, root, q_data)
             s = row_sq @ alpha
             b = sums * root[col_view][:, None]
             a = np.einsum("ij,ij->j", b, b)
