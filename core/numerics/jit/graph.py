@@ -10,19 +10,18 @@ from core.numerics.jit.config import JIT, PARALLEL_JIT, njit
 
 @njit(**JIT)
 def _insert_smallest(dist: np.ndarray, idx: np.ndarray, size: int, d: float, j: int) -> int:
-    """Insert (d, j) into the ascending list dist/idx of current length size (capacity len).
-
-    Equal distances keep the earlier (smaller) index first, as a stable sort would.
-    """
+    """Insert (d, j) into the list ordered by (distance, index) of current length size
+    (capacity len): the k + 1 smallest by distance, ties by the smaller index, whatever the
+    order of arrival (anchors arriving in index order: as a stable sort)."""
     cap = dist.shape[0]
     if size == cap:
-        if d >= dist[cap - 1]:
+        if d > dist[cap - 1] or (d == dist[cap - 1] and j > idx[cap - 1]):
             return size
         pos = cap - 1
     else:
         pos = size
         size += 1
-    while pos > 0 and dist[pos - 1] > d:
+    while pos > 0 and (dist[pos - 1] > d or (dist[pos - 1] == d and idx[pos - 1] > j)):
         dist[pos] = dist[pos - 1]
         idx[pos] = idx[pos - 1]
         pos -= 1

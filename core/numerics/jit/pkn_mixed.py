@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.numerics.jit.config import JIT, njit
-from core.numerics.jit.graph import _pkn_select, _pkn_weights
+from core.numerics.jit.graph import _insert_smallest, _pkn_select, _pkn_weights
 
 U32 = 2.0**-24  # unit roundoff of float32
 U64 = 2.0**-53
@@ -42,26 +42,6 @@ def screen_bounds(d: int) -> tuple[float, float, float]:
     rel = 2.0 * (g32 * (1.0 + U32) ** 2 + 2.0 * U32 + U32 * U32 + g64)
     safety = 1.0625
     return rel * safety, 8.0 * U64 * safety, 2.0 * d * 2.0**-140
-
-
-@njit(**JIT)
-def _insert_ordered(dist: np.ndarray, idx: np.ndarray, size: int, d: float, j: int) -> int:
-    """Insert (d, j) into the list ordered by (distance, anchor index), capacity len(dist)."""
-    cap = dist.shape[0]
-    if size == cap:
-        if d > dist[cap - 1] or (d == dist[cap - 1] and j > idx[cap - 1]):
-            return size
-        pos = cap - 1
-    else:
-        pos = size
-        size += 1
-    while pos > 0 and (dist[pos - 1] > d or (dist[pos - 1] == d and idx[pos - 1] > j)):
-        dist[pos] = dist[pos - 1]
-        idx[pos] = idx[pos - 1]
-        pos -= 1
-    dist[pos] = d
-    idx[pos] = j
-    return size
 
 
 @njit(**JIT)
@@ -124,7 +104,7 @@ def pkn_rows_mixed_into(
                 if near_d[h] - e > top:
                     continue
                 d = _exact(x, i, anchors, j, base, anchor_sq[j])
-                size = _insert_ordered(dist, idx, size, d, j)
+                size = _insert_smallest(dist, idx, size, d, j)
                 done += 1
         else:  # near ties beyond the list: screen every anchor
             for j in range(m):
@@ -134,7 +114,7 @@ def pkn_rows_mixed_into(
                 e += tiny * (1.0 + xn + anchor_norm[j])
                 if d - e > top:
                     continue
-                size = _insert_ordered(
+                size = _insert_smallest(
                     dist, idx, size, _exact(x, i, anchors, j, base, anchor_sq[j]), j
                 )
                 done += 1
