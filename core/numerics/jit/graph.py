@@ -6,51 +6,7 @@ import numpy as np
 from numba import prange
 
 from core.numerics.jit.config import JIT, PARALLEL_JIT, njit
-
-
-@njit(**JIT)
-def _insert_smallest(dist: np.ndarray, idx: np.ndarray, size: int, d: float, j: int) -> int:
-    """Insert (d, j) into the list ordered by (distance, index) of current length size
-    (capacity len): the k + 1 smallest by distance, ties by the smaller index, whatever the
-    order of arrival (anchors arriving in index order: as a stable sort)."""
-    cap = dist.shape[0]
-    if size == cap:
-        if d > dist[cap - 1] or (d == dist[cap - 1] and j > idx[cap - 1]):
-            return size
-        pos = cap - 1
-    else:
-        pos = size
-        size += 1
-    while pos > 0 and (dist[pos - 1] > d or (dist[pos - 1] == d and idx[pos - 1] > j)):
-        dist[pos] = dist[pos - 1]
-        idx[pos] = idx[pos - 1]
-        pos -= 1
-    dist[pos] = d
-    idx[pos] = j
-    return size
-
-
-@njit(**JIT)
-def _pkn_select(
-    gram: np.ndarray,
-    i: int,
-    base: float,
-    anchor_sq: np.ndarray,
-    dist: np.ndarray,
-    idx: np.ndarray,
-) -> None:
-    """The len(dist) = k + 1 nearest anchors of row i of a block, ascending, into dist/idx."""
-    m, cap = gram.shape[1], dist.shape[0]
-    size = 0
-    worst = np.inf  # the current (k+1)-th smallest: most entries fail this one test
-    for j in range(m):
-        d = base + anchor_sq[j] - 2.0 * gram[i, j]
-        if d < 0.0:
-            d = 0.0
-        if size < cap or d < worst:
-            size = _insert_smallest(dist, idx, size, d, j)
-            if size == cap:
-                worst = dist[cap - 1]
+from core.numerics.jit.select import pkn_select, scratch_size
 
 
 @njit(**JIT)
@@ -73,20 +29,23 @@ def _pkn_weights(
 
 
 @njit(**JIT)
-def _pkn_row(
+def _pkn_block(
     gram: np.ndarray,
-    i: int,
-    base: float,
+    lo: int,
+    hi: int,
+    row_sq: np.ndarray,
     anchor_sq: np.ndarray,
     k: int,
     out_idx: np.ndarray,
     out_w: np.ndarray,
 ) -> None:
-    """PKN indices and weights of row i of a block (see :func:`pkn_rows`)."""
+    """PKN indices and weights of rows lo:hi of a block (see :func:`pkn_rows`)."""
     dist = np.empty(k + 1, dtype=np.float64)
     idx = np.empty(k + 1, dtype=np.int64)
-    _pkn_select(gram, i, base, anchor_sq, dist, idx)
-    _pkn_weights(dist, idx, i, out_idx, out_w)
+    scratch = np.empty(scratch_size(gram.shape[1]), dtype=np.float64)
+    for i in range(lo, hi):
+        pkn_select(gram, i, row_sq[i], anchor_sq, dist, idx, scratch)
+        _pkn_weights(dist, idx, i, out_idx, out_w)
 
 
 @njit(**PARALLEL_JIT)
@@ -97,13 +56,15 @@ def pkn_rows(
 
     gram[i, j] = x_i . u_j; squared distances are row_sq[i] + anchor_sq[j] - 2 gram[i, j],
     clipped at 0. Returns (indices, weights), both (b, k): the k nearest anchors in order
-    and their weights (d_(k+1) - d_j) / sum_h (d_(k+1) - d_h), or 1/k when that sum is 0.
+    (ties by index) and their weights (d_(k+1) - d_j) / sum_h (d_(k+1) - d_h), or 1/k when
+    that sum is 0.
     """
     b = gram.shape[0]
     out_idx = np.empty((b, k), dtype=np.int64)
     out_w = np.empty((b, k), dtype=np.float64)
-    for i in prange(b):
-        _pkn_row(gram, i, row_sq[i], anchor_sq, k, out_idx, out_w)
+    step = 64  # rows per task: the scratch is allocated once per task
+    for t in prange((b + step - 1) // step):
+        _pkn_block(gram, t * step, min(b, (t + 1) * step), row_sq, anchor_sq, k, out_idx, out_w)
     return out_idx, out_w
 
 
@@ -118,8 +79,7 @@ def pkn_rows_into(
 ) -> None:
     """:func:`pkn_rows` on one thread, written into ``out_idx``/``out_w`` (b x k views): for
     callers that run several row blocks at once in their own threads (nogil)."""
-    for i in range(gram.shape[0]):
-        _pkn_row(gram, i, row_sq[i], anchor_sq, k, out_idx, out_w)
+    _pkn_block(gram, 0, gram.shape[0], row_sq, anchor_sq, k, out_idx, out_w)
 
 
 @njit(**JIT)
@@ -173,8 +133,9 @@ def pkn_rows_refined_into(
     """
     dist = np.empty(k + 1, dtype=np.float64)
     idx = np.empty(k + 1, dtype=np.int64)
+    scratch = np.empty(scratch_size(gram.shape[1]), dtype=np.float64)
     for i in range(gram.shape[0]):
-        _pkn_select(gram, i, row_sq[i], anchor_sq, dist, idx)
+        pkn_select(gram, i, row_sq[i], anchor_sq, dist, idx, scratch)
         for h in range(k + 1):
             d = row_sq[i] + anchor_sq64[idx[h]] - 2.0 * _dot64(x, i, anchors, idx[h])
             dist[h] = d if d > 0.0 else 0.0
@@ -199,8 +160,9 @@ def pkn_rows_refined_csr_into(
     """:func:`pkn_rows_refined_into` for a CSR block given by its arrays."""
     dist = np.empty(k + 1, dtype=np.float64)
     idx = np.empty(k + 1, dtype=np.int64)
+    scratch = np.empty(scratch_size(gram.shape[1]), dtype=np.float64)
     for i in range(gram.shape[0]):
-        _pkn_select(gram, i, row_sq[i], anchor_sq, dist, idx)
+        pkn_select(gram, i, row_sq[i], anchor_sq, dist, idx, scratch)
         for h in range(k + 1):
             j = idx[h]
             s = 0.0

@@ -16,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from core.numerics.jit.config import JIT, njit
-from core.numerics.jit.graph import _insert_smallest, _pkn_select, _pkn_weights
+from core.numerics.jit.graph import _pkn_weights
+from core.numerics.jit.select import _insert_smallest, pkn_select, scratch_size
 
 U32 = 2.0**-24  # unit roundoff of float32
 U64 = 2.0**-53
@@ -79,13 +80,14 @@ def pkn_rows_mixed_into(
     near_j = np.empty(cap, dtype=np.int64)
     dist = np.empty(k + 1, dtype=np.float64)
     idx = np.empty(k + 1, dtype=np.int64)
+    scratch = np.empty(scratch_size(m), dtype=np.float64)
     un_max = np.sqrt(anchor_sq.max())
     done = 0
     for i in range(b):
         base = row_sq[i]
         xn = np.sqrt(base)
         # the float32-nearest, and an upper bound of the (k+1)-th smallest float64 distance
-        _pkn_select(gram, i, base, anchor_sq, near_d, near_j)
+        pkn_select(gram, i, base, anchor_sq, near_d, near_j, scratch)
         top = -np.inf
         for h in range(k + 1):
             j = near_j[h]
@@ -108,8 +110,7 @@ def pkn_rows_mixed_into(
                 done += 1
         else:  # near ties beyond the list: screen every anchor
             for j in range(m):
-                d = base + anchor_sq[j] - 2.0 * gram[i, j]
-                d = d if d > 0.0 else 0.0
+                d = scratch[j]  # the clipped float32 distance, from the selection
                 e = rel * xn * anchor_norm[j] + norm * (base + anchor_sq[j])
                 e += tiny * (1.0 + xn + anchor_norm[j])
                 if d - e > top:
