@@ -76,9 +76,10 @@ def pkn_anchor_graph_steps(
     while the other thread multiplies (one multi-threaded product per 8192-row block, then a
     parallel selection over it, cost 1.4x the bare products at n = 30k).
 
-    ``mixed``: for dense float64 data of at least MIXED_MIN_DIM features, the products run in
-    float32 and only screen the anchors; the graph is that of float64 distances
-    (:func:`mixed_rows`).
+    ``mixed``: for dense data of at least MIXED_MIN_DIM features, float32 products only screen
+    the anchors and the graph is that of float64 distances (:func:`mixed_rows`); on float64
+    data the products run in float32, on float32 data the k + 1 nearest are then certified
+    rather than taken from the float32 products.
     """
     n, m = x.shape[0], anchors.shape[0]
     if m == 1:
@@ -98,8 +99,8 @@ def pkn_anchor_graph_steps(
 
     refine = pkn_refiner(x.dtype, anchors, anchor_sq, k_eff)
     rows_of = None
-    if mixed and refine is None and use_mixed(x, m, k_eff):
-        rows_of = mixed_rows(anchors, anchor_sq, k_eff)
+    if mixed and use_mixed(x, m, k_eff):
+        rows_of = mixed_rows(anchors, k_eff)
         step = max(64, min(-(-n // threads), PKN_BLOCK_BYTES // (4 * m)))  # float32 blocks
 
     def block(start: int) -> None:
@@ -165,32 +166,34 @@ MIXED_MAX_NORM = 1e17
 
 
 def use_mixed(x: View, m: int, k: int) -> bool:
-    """Whether the mixed-precision selection applies: dense float64 data, enough features,
-    and more anchors than the k + 1 a row needs."""
-    dense64 = not sp.issparse(x) and x.dtype == np.float64
+    """Whether the mixed-precision selection applies: dense float64 or float32 data, enough
+    features, and more anchors than the k + 1 a row needs."""
+    dense = not sp.issparse(x) and x.dtype in (np.float64, np.float32)
     wide_enough = MIXED_MIN_DIM <= x.shape[1] <= MIXED_MAX_DIM
-    return dense64 and wide_enough and m > 2 * (k + 1)
+    return dense and wide_enough and m > 2 * (k + 1)
 
 
-def mixed_rows(anchors: np.ndarray, anchor_sq: np.ndarray, k: int):
-    """``rows(block, idx, val)``: the PKN rows of a float64 block from its float32 product
-    with the anchors, which only screens them (with a rigorous error bound), and the float64
-    distances of the candidates (core.numerics.jit.pkn_mixed): the graph of float64 distances.
-    A block whose norms could overflow float32 gets a float64 product instead."""
+def mixed_rows(anchors: np.ndarray, k: int):
+    """``rows(block, idx, val)``: the PKN rows of a dense block from its float32 product with
+    the anchors, which only screens them (with a rigorous error bound), and the float64
+    distances of the candidates (core.numerics.jit.pkn_mixed): the graph of float64 distances
+    (of the stored values, for float32 data). A block whose norms could overflow float32
+    gets a float64 product instead."""
     exact = np.ascontiguousarray(anchors, dtype=np.float64)
+    exact_sq = row_sq_norms(exact)
     single_t = np.ascontiguousarray(anchors, dtype=np.float32).T
-    norms = np.sqrt(anchor_sq)
+    norms = np.sqrt(exact_sq)
     bounds = screen_bounds(exact.shape[1])
     safe = norms.max(initial=0.0) < MIXED_MAX_NORM
 
     def rows(part: np.ndarray, idx: np.ndarray, val: np.ndarray) -> None:
-        part = np.ascontiguousarray(part, dtype=np.float64)
-        rows_sq = row_sq_norms(part)
+        wide = np.ascontiguousarray(part, dtype=np.float64)  # float32 data: exact values
+        rows_sq = row_sq_norms(wide)
         if not (safe and rows_sq.max(initial=0.0) < MIXED_MAX_NORM**2):
-            pkn_rows_into(part @ exact.T, rows_sq, anchor_sq, k, idx, val)
+            pkn_rows_into(wide @ exact.T, rows_sq, exact_sq, k, idx, val)
             return
-        gram = part.astype(np.float32) @ single_t
-        pkn_rows_mixed_into(gram, part, exact, rows_sq, anchor_sq, norms, *bounds, k, idx, val)
+        gram = np.asarray(part, dtype=np.float32) @ single_t
+        pkn_rows_mixed_into(gram, wide, exact, rows_sq, exact_sq, norms, *bounds, k, idx, val)
 
     return rows
 

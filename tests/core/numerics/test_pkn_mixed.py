@@ -100,11 +100,25 @@ def test_builder_mixed_graph_equals_float64_graph(rng, monkeypatch):
     np.testing.assert_allclose(zmx.data, z64.data, rtol=0, atol=1e-12)
 
 
-@pytest.mark.parametrize("case", ["narrow", "float32", "sparse", "huge"])
+def test_builder_mixed_float32_is_the_float64_graph_of_the_stored_values(rng):
+    # float32 data: the k + 1 nearest are certified in float64, not taken from float32
+    # products (near ties: anchors 1e-4 apart, below float32 resolution at this offset)
+    centre = rng.normal(size=256) + 3.0
+    anchors = np.vstack([centre + 1e-4 * rng.normal(size=(40, 256)), rng.normal(size=(40, 256))])
+    x32 = (centre + rng.normal(size=(300, 256))).astype(np.float32)
+    exact = pkn_anchor_graph(x32.astype(np.float64), anchors, 6)
+    mixed = pkn_anchor_graph(x32, anchors, 6, mixed=True)
+    np.testing.assert_array_equal(mixed.indices, exact.indices)
+    np.testing.assert_allclose(mixed.data, exact.data, rtol=0, atol=1e-7)
+    plain32 = pkn_anchor_graph(x32, anchors, 6)  # selection from float32 products
+    assert not np.array_equal(plain32.indices, exact.indices)
+
+
+@pytest.mark.parametrize("case", ["narrow", "float32-narrow", "sparse", "huge"])
 def test_builder_keeps_the_plain_path_where_mixed_does_not_apply(rng, case):
-    d = 16 if case == "narrow" else 256
+    d = 16 if "narrow" in case else 256
     x, anchors = rng.normal(size=(120, d)), rng.normal(size=(40, d))
-    if case == "float32":
+    if case == "float32-narrow":
         x = x.astype(np.float32)
     elif case == "sparse":
         x[rng.random(x.shape) < 0.8] = 0.0
