@@ -161,6 +161,8 @@ def child(
         "n_iter": solver.n_iter_,
         "acc": accuracy(labels, solver.labels_),
         "start_up": start_up,
+        # the views as fitted: in memory, data above FLOAT32_ABOVE values are held as float32
+        "dtype": str(getattr(views[0], "compute_dtype", getattr(views[0], "dtype", ""))),
     }
 
 
@@ -179,8 +181,9 @@ def _row(method: str, r: dict) -> str:
     if r.get("start_up") is not None:  # --warm: the one-time cost and the cold ratio too
         cold = (r["total"] + r["start_up"]) / r["floor"]
         stages += f"; start-up {r['start_up']:.2f} (cold total / floor {cold:.2f})"
+    n = f"{r['n']} ({r['dtype']})" if r.get("dtype") else str(r["n"])
     return (
-        f"| {method} | {r['n']} | {r['total']:.1f} | {stages} | {r['n_iter']} | "
+        f"| {method} | {n} | {r['total']:.1f} | {stages} | {r['n_iter']} | "
         f"{r['floor']:.1f} | {r['total'] / r['floor']:.2f} | {r['peak_mb']:.0f} | "
         f"{r['data_mb']:.0f} | {r['acc']:.3f} |"
     )
@@ -232,7 +235,11 @@ def main() -> int:
         f"Command: `{cmd}`  ",
         f"Run {date.today()} on {machine()}, commit {git_rev()}, load before the run "
         f"{_loadavg()}. Synthetic data: 3 views of dims {'/'.join(map(str, DIMS))}, "
-        f"{CLUSTERS} clusters, {args.dtype or 'float64'}"
+        f"{CLUSTERS} clusters, "
+        + (
+            args.dtype
+            or "generated in float64 (held as float32 above 5e7 values: the dtype next to n)"
+        )
         + (", streamed from .npy in row blocks" if args.stream else "")
         + ". The floor is the bare BLAS product X_v U_vᵀ for all views with m anchors, "
         "timed in the same process (in row blocks, product only)."
