@@ -63,7 +63,7 @@ def _data(n: int, data_dir: str | None, stream: bool):
     return views, np.load(root / "labels.npy")
 
 
-def _floor(views, n: int, m: int) -> float:
+def _floor_once(views, n: int, m: int) -> float:
     """Bare BLAS products X_v U_vᵀ in row blocks (data already in memory, or per block)."""
     from core.data.blocks import is_source
     from core.numerics.graphs import block_rows
@@ -85,6 +85,18 @@ def _floor(views, n: int, m: int) -> float:
             x[start : start + step] @ u.T
         floor += time.perf_counter() - t1
     return floor
+
+
+FLOOR_REPEAT_BELOW = 5.0  # seconds: shorter floors are timed three times, the best kept
+
+
+def _floor(views, n: int, m: int) -> float:
+    """The floor: the best of three timings when one takes under FLOOR_REPEAT_BELOW seconds
+    (one timing of the 10k floor ranged 0.2-0.7 s on a quiet machine: two DGEMM blocks)."""
+    first = _floor_once(views, n, m)
+    if first >= FLOOR_REPEAT_BELOW:
+        return first
+    return min(first, _floor_once(views, n, m), _floor_once(views, n, m))
 
 
 def baseline_child(n: int, data_dir: str | None) -> dict:
@@ -242,7 +254,8 @@ def main() -> int:
         )
         + (", streamed from .npy in row blocks" if args.stream else "")
         + ". The floor is the bare BLAS product X_v U_vᵀ for all views with m anchors, "
-        "timed in the same process (in row blocks, product only)."
+        "timed in the same process (in row blocks, product only; best of three timings "
+        f"when one takes under {FLOOR_REPEAT_BELOW:.0f} s)."
         + (
             " --warm: the fit is timed after two fits on the first rows in the same process "
             "(the floor, timed after the fit, is warm too); start-up = the first of those fits "
