@@ -1,5 +1,6 @@
 """Mixed-precision PKN rows (float32 screening, float64 distances) against float64 twins,
-including near-tied distances that float32 products cannot order."""
+including near-tied distances that float32 products cannot order; the strided-minimum
+selection of the k + 1 nearest against a stable sort."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from core.numerics import graphs
 from core.numerics.graphs import pkn_anchor_graph, row_sq_norms
 from core.numerics.jit.graph import pkn_rows
 from core.numerics.jit.pkn_mixed import pkn_rows_mixed_into, screen_bounds
+from core.numerics.jit.select import _kth_smallest
 
 pytestmark = pytest.mark.kernels
 
@@ -33,6 +35,37 @@ def _mixed(x, anchors, k):
     args = (row_sq_norms(x), sq, np.sqrt(sq), *screen_bounds(x.shape[1]), k, idx, w)
     done = pkn_rows_mixed_into(gram, x, anchors, *args)
     return idx, w, done
+
+
+@pytest.mark.parametrize("case", ["random", "ties", "duplicates", "odd-m"])
+@pytest.mark.parametrize("k", [15, 31])
+def test_selection_with_chunk_bound_matches_a_stable_sort(rng, case, k):
+    # m >= 512 anchors and 2(k + 1) <= 64 take the strided-minimum path
+    m = 1000 if case == "odd-m" else 1024
+    x, anchors = rng.normal(size=(80, 12)), rng.normal(size=(m, 12))
+    if case == "ties":  # many exactly equal distances, also at the (k+1)-th place
+        x, anchors = np.round(x), np.round(anchors)
+    elif case == "duplicates":
+        anchors = np.repeat(anchors[: m // 8], 8, axis=0)
+    gram, rs, us = x @ anchors.T, row_sq_norms(x), row_sq_norms(anchors)
+    idx, w = pkn_rows(gram, rs, us, k)
+    d = np.maximum(rs[:, None] + us[None, :] - 2 * gram, 0.0)
+    order = np.argsort(d, axis=1, kind="stable")[:, : k + 1]
+    np.testing.assert_array_equal(idx, order[:, :k])
+    ds = np.take_along_axis(d, order, axis=1)
+    gaps = ds[:, k : k + 1] - ds[:, :k]
+    den = gaps.sum(axis=1, keepdims=True)
+    expect = np.where(
+        den > 1e-12 * np.maximum(ds[:, k : k + 1], 1e-300), gaps / np.where(den > 0, den, 1), 1 / k
+    )
+    np.testing.assert_allclose(w, expect, rtol=1e-12, atol=1e-14)
+
+
+def test_kth_smallest_equals_partition(rng):
+    for size in (1, 2, 7, 64):
+        a = np.round(rng.normal(size=size), 1)  # with repeated values
+        for k in range(size):
+            assert _kth_smallest(a.copy(), k) == np.partition(a, k)[k]
 
 
 @pytest.mark.parametrize("k", [1, 5, 15])
