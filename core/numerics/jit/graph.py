@@ -6,7 +6,7 @@ import numpy as np
 from numba import prange
 
 from core.numerics.jit.config import JIT, PARALLEL_JIT, njit
-from core.numerics.jit.select import pkn_select, scratch_size
+from core.numerics.jit.select import _insert_smallest, pkn_select, scratch_size
 
 
 @njit(**JIT)
@@ -103,14 +103,7 @@ def _dot64(x: np.ndarray, r: int, a: np.ndarray, j: int) -> float:
 def _resort(dist: np.ndarray, idx: np.ndarray) -> None:
     """Insertion sort of the k + 1 refined distances (ties by anchor index)."""
     for h in range(1, dist.shape[0]):
-        d, j = dist[h], idx[h]
-        pos = h
-        while pos > 0 and (dist[pos - 1] > d or (dist[pos - 1] == d and idx[pos - 1] > j)):
-            dist[pos] = dist[pos - 1]
-            idx[pos] = idx[pos - 1]
-            pos -= 1
-        dist[pos] = d
-        idx[pos] = j
+        _insert_smallest(dist[: h + 1], idx[: h + 1], h, dist[h], idx[h])
 
 
 @njit(**JIT)
