@@ -19,6 +19,7 @@ from core.numerics.jit.graph import (
     pkn_rows_refined_csr_into,
     pkn_rows_refined_into,
 )
+from core.numerics.jit.pkn_mixed import pkn_rows_mixed_into, screen_bounds
 from core.numerics.threads import blas_single, blas_threads
 
 __all__ = [
@@ -65,7 +66,7 @@ PKN_SWEEP_BYTES = 256 << 20  # distance blocks computed between two progress rep
 
 
 def pkn_anchor_graph_steps(
-    x: View, anchors: np.ndarray, k: int
+    x: View, anchors: np.ndarray, k: int, mixed: bool = False
 ) -> Generator[float, None, sp.csr_matrix]:
     """PKN anchor graph (common spec §4) computed in row blocks; yields the fraction done.
 
@@ -74,6 +75,11 @@ def pkn_anchor_graph_steps(
     the n x m distances are never in memory together and the selection reads them from cache
     while the other thread multiplies (one multi-threaded product per 8192-row block, then a
     parallel selection over it, cost 1.4x the bare products at n = 30k).
+
+    ``mixed``: for dense data of at least MIXED_MIN_DIM features, float32 products only screen
+    the anchors and the graph is that of float64 distances (:func:`mixed_rows`); on float64
+    data the products run in float32, on float32 data the k + 1 nearest are then certified
+    rather than taken from the float32 products.
     """
     n, m = x.shape[0], anchors.shape[0]
     if m == 1:
@@ -92,10 +98,17 @@ def pkn_anchor_graph_steps(
     per_sweep = max(1, PKN_SWEEP_BYTES // PKN_BLOCK_BYTES)
 
     refine = pkn_refiner(x.dtype, anchors, anchor_sq, k_eff)
+    rows_of = None
+    if mixed and use_mixed(x, m, k_eff):
+        rows_of = mixed_rows(anchors, k_eff)
+        step = max(64, min(-(-n // threads), PKN_BLOCK_BYTES // (4 * m)))  # float32 blocks
 
     def block(start: int) -> None:
         stop = min(n, start + step)
         part = x[start:stop]
+        if rows_of is not None:
+            rows_of(part, idx[start:stop], val[start:stop])
+            return
         gram = _gram(part, anchors_t)
         if refine is None:
             rows_sq = row_sq_norms(part)
@@ -145,6 +158,46 @@ def pkn_refiner(dtype: np.dtype, anchors: np.ndarray, anchor_sq: np.ndarray, k: 
     return refine
 
 
+MIXED_MIN_DIM = 200  # fewer features: the selection, not the product, is the cost (100: no gain)
+MIXED_MAX_DIM = 1 << 20  # the float32 error bound grows as d·2^-24
+#: row norms up to which float32 products can neither overflow nor lose the bound (float32
+#: holds 3.4e38; products and partial sums stay below ‖x‖·‖u‖)
+MIXED_MAX_NORM = 1e17
+
+
+def use_mixed(x: View, m: int, k: int) -> bool:
+    """Whether the mixed-precision selection applies: dense float64 or float32 data, enough
+    features, and more anchors than the k + 1 a row needs."""
+    dense = not sp.issparse(x) and x.dtype in (np.float64, np.float32)
+    wide_enough = MIXED_MIN_DIM <= x.shape[1] <= MIXED_MAX_DIM
+    return dense and wide_enough and m > 2 * (k + 1)
+
+
+def mixed_rows(anchors: np.ndarray, k: int):
+    """``rows(block, idx, val)``: the PKN rows of a dense block from its float32 product with
+    the anchors, which only screens them (with a rigorous error bound), and the float64
+    distances of the candidates (core.numerics.jit.pkn_mixed): the graph of float64 distances
+    (of the stored values, for float32 data). A block whose norms could overflow float32
+    gets a float64 product instead."""
+    exact = np.ascontiguousarray(anchors, dtype=np.float64)
+    exact_sq = row_sq_norms(exact)
+    single_t = np.ascontiguousarray(anchors, dtype=np.float32).T
+    norms = np.sqrt(exact_sq)
+    bounds = screen_bounds(exact.shape[1])
+    safe = norms.max(initial=0.0) < MIXED_MAX_NORM
+
+    def rows(part: np.ndarray, idx: np.ndarray, val: np.ndarray) -> None:
+        wide = np.ascontiguousarray(part, dtype=np.float64)  # float32 data: exact values
+        rows_sq = row_sq_norms(wide)
+        if not (safe and rows_sq.max(initial=0.0) < MIXED_MAX_NORM**2):
+            pkn_rows_into(wide @ exact.T, rows_sq, exact_sq, k, idx, val)
+            return
+        gram = np.asarray(part, dtype=np.float32) @ single_t
+        pkn_rows_mixed_into(gram, wide, exact, rows_sq, exact_sq, norms, *bounds, k, idx, val)
+
+    return rows
+
+
 class _Inline:
     """A one-thread stand-in for ThreadPoolExecutor (no thread to start)."""
 
@@ -158,9 +211,9 @@ class _Inline:
         return map(fn, items)
 
 
-def pkn_anchor_graph(x: View, anchors: np.ndarray, k: int) -> sp.csr_matrix:
+def pkn_anchor_graph(x: View, anchors: np.ndarray, k: int, mixed: bool = False) -> sp.csr_matrix:
     """Non-generator form of :func:`pkn_anchor_graph_steps`."""
-    gen = pkn_anchor_graph_steps(x, anchors, k)
+    gen = pkn_anchor_graph_steps(x, anchors, k, mixed)
     while True:
         try:
             next(gen)

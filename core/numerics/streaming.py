@@ -166,8 +166,11 @@ def anchor_steps(
     return (yield from stream_bkhk_steps(sources, n_anchors, rng, sample=sample))
 
 
-def graph_steps(x, anchors: np.ndarray, k: int) -> Generator[float, None, sp.csr_matrix]:
-    """The PKN anchor graph of ``x``, streamed when ``x`` is a row-block source."""
+def graph_steps(
+    x, anchors: np.ndarray, k: int, mixed: bool = False
+) -> Generator[float, None, sp.csr_matrix]:
+    """The PKN anchor graph of ``x``, streamed when ``x`` is a row-block source. ``mixed``:
+    float32 screening of in-memory float64 views (see ``pkn_anchor_graph_steps``)."""
     if is_source(x):
         return (yield from stream_pkn_graph_steps(x, anchors, k))
-    return (yield from pkn_anchor_graph_steps(x, anchors, k))
+    return (yield from pkn_anchor_graph_steps(x, anchors, k, mixed))

@@ -59,7 +59,7 @@ def observed_anchor_graphs(
             anchor_steps([xv], m, rng, space), "anchors", msg, 0.9 * lo, 0.9 * (lo + hi) / 2
         )
         z = yield from rep.follow(
-            graph_steps(xv, a[0], min(k, max(m // 2, 1))),
+            graph_steps(xv, a[0], min(k, max(m // 2, 1)), mixed=True),
             "graph",
             f"anchor graph of view {v + 1}/{nv} ({rows.size} samples)",
             0.9 * (lo + hi) / 2,

@@ -95,6 +95,15 @@ def csr_cross_product(
 
 
 @njit(**JIT)
+def scale_by_view(data: np.ndarray, view: np.ndarray, root: np.ndarray, out: np.ndarray) -> None:
+    """out[p] = root[view[p]] · data[p] in one pass (np.take then *=: two passes, 17-32 ms per
+    call over a 100k x 45 stack; this: 3.3 ms). Serial: called once per sweep, after the
+    OpenMP threads went idle, a parallel loop took 4-8 ms to wake them (load 5)."""
+    for p in range(data.shape[0]):
+        out[p] = root[view[p]] * data[p]
+
+
+@njit(**JIT)
 def label_column_sums(
     indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, labels: np.ndarray, c: int, p: int
 ) -> np.ndarray:

@@ -21,11 +21,13 @@ from core.methods.base import (
     seed_streams,
 )
 from core.methods.fmdc import incomplete
-from core.methods.fmdc.jit import fmdc_sweep, label_column_sums
+from core.methods.fmdc.jit import fmdc_sweep, label_column_sums, scale_by_view
 from core.methods.fmdc.updates import (
     balance_empty_clusters,
     cross_gram,
+    graph_products,
     solve_view_weights,
+    spectral_embedding,
     stack_graphs,
     tree_rows,
     view_terms,
@@ -34,7 +36,6 @@ from core.methods.params import Param, ParamError, ParamSpec
 from core.numerics.graphs import normalize_anchor_graph
 from core.numerics.kmeans import kmeans_labels
 from core.numerics.row_space import lift_all
-from core.numerics.spectral import top_left_singular_vectors
 from core.numerics.streaming import anchor_steps, graph_steps
 from core.numerics.threads import blas_single, blas_threads
 
@@ -257,8 +258,9 @@ class FMDC(BaseSolver):
         )
         graphs = []
         for i, x in enumerate(views):
+            # mixed: float32 screening, graph of float64 distances (core.numerics.jit.pkn_mixed)
             z = yield from rep.follow(
-                graph_steps(x, anchors[i], self.resolved("n_neighbors")),
+                graph_steps(x, anchors[i], self.resolved("n_neighbors"), mixed=True),
                 "graph",
                 f"anchor graph of view {i + 1}/{v}",
                 0.4 + 0.5 * i / v,
@@ -266,30 +268,30 @@ class FMDC(BaseSolver):
             )
             graphs.append(z)
         zhats = [normalize_anchor_graph(z) for z in graphs]
-        gram = cross_gram(zhats)
-        # the equal-weight consensus, so the heat map shows (and playback records) the graph
-        # while the labels move; the final state carries the learned-weight consensus
-        yield rep.stage(
-            "graph", 0.95, "consensus anchor graph", anchor_graph=(sum(graphs) / v).tocsr()
-        )
+        spectral = rng["svds_v0"] if self.init == "anchor_spectral" else None
+        gram, heat, stack, embedding = graph_products(zhats, graphs, c, spectral)
+        yield rep.stage("graph", 0.95, "consensus anchor graph", anchor_graph=heat)
         return (
             yield from self._best_of_restarts(
                 zhats, gram, c, rng, rep, lift_all(spaces, anchors), graphs, m,
                 lambda alpha: sum(a * z for a, z in zip(alpha, graphs, strict=True)).tocsr(),
+                stack, embedding,
             )
         )  # fmt: skip
 
     def _best_of_restarts(
         self, zhats: list, gram: np.ndarray, c: int, rng: dict, rep: Reporter,
         anchors: Any, graphs: list, m: int, consensus: Callable[[np.ndarray], Any],
+        stack: sp.csr_matrix | None = None, embedding: np.ndarray | None = None,
     ) -> Generator[IterationState, None, FitResult]:  # fmt: skip
         """Initial labels and optimisation, ``n_init`` times; the lowest objective wins. The
-        fit's anchor graph is ``consensus(learned view weights)``."""
+        fit's anchor graph is ``consensus(learned view weights)``. ``stack``/``embedding``:
+        already computed by :func:`graph_products` (else here)."""
         yield rep.stage("init", 0.95, "initial labels")
         n_init = self.n_init or (1 if self.init == "anchor_spectral" else 10)
         best: tuple | None = None
-        embedding = None
-        stack = stack_graphs(zhats)  # [Ẑ_1, …, Ẑ_V]: the spectral start and every sweep
+        if stack is None:  # [Ẑ_1, …, Ẑ_V]: the spectral start and every sweep
+            stack = stack_graphs(zhats)
         for r in range(n_init):
             labels0, embedding = self._initial_labels(stack, len(zhats), c, rng, r, embedding)
             run = yield from self._optimise(zhats, stack, gram, labels0, rep, restart=r)
@@ -342,11 +344,8 @@ class FMDC(BaseSolver):
             labels = rng["restarts"].permutation(np.arange(n) % c)
             return balance_empty_clusters(labels, c), None
         if embedding is None:  # left singular vectors of [Ẑ_1, …, Ẑ_V] / √V (spec §6)
-            scaled = sp.csr_matrix(
-                (stack.data * np.sqrt(1.0 / v), stack.indices, stack.indptr), shape=stack.shape
-            )
             with blas_single():  # threaded BLAS in ARPACK leaves OpenBLAS's workers spinning
-                embedding = top_left_singular_vectors(scaled, c, rng["svds_v0"])
+                embedding = spectral_embedding(stack, v, c, rng["svds_v0"])
         # restart 0: best of 10 k-means runs; later restarts: single runs with their own
         # seeds, so that restarts explore different starts (the lowest objective wins).
         g = rng["init"] if restart == 0 else rng["restarts"]
@@ -376,8 +375,7 @@ class FMDC(BaseSolver):
         it = 0
         for it in range(1, self.max_iter + 1):
             root = np.sqrt(alpha)
-            np.take(root, nnz_view, out=q_data)
-            q_data *= stack.data
+            scale_by_view(stack.data, nnz_view, root, q_data)
             s = row_sq @ alpha
             b = sums * root[col_view][:, None]
             a = np.einsum("ij,ij->j", b, b)

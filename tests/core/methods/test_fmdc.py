@@ -9,7 +9,14 @@ import scipy.sparse as sp
 from conftest import make_blobs_views
 from core.methods import FMDC
 from core.methods.fmdc.solver import effective_anchor_count
-from core.methods.fmdc.updates import cross_gram, fmdc_objective_terms, solve_view_weights
+from core.methods.fmdc.updates import (
+    cross_gram,
+    fmdc_objective_terms,
+    graph_products,
+    solve_view_weights,
+    spectral_embedding,
+    stack_graphs,
+)
 from core.numerics.graphs import normalize_anchor_graph
 from core.numerics.metrics import accuracy
 
@@ -30,6 +37,21 @@ def noisy():
     views, labels = make_blobs_views(n=120, c=3, dims=(6, 6), sep=5.0, seed=11)
     g = np.random.default_rng(0)
     return [*views, g.normal(size=(120, 6))], labels
+
+
+def test_graph_products_on_a_side_thread_equal_the_sequence(noisy):
+    views, _ = noisy
+    s = FMDC(3, n_anchors=16, n_neighbors=4, max_iter=1).fit(views)
+    graphs = s.view_graphs_
+    zhats = [normalize_anchor_graph(z) for z in graphs]
+    gram, heat, stack, emb = graph_products(zhats, graphs, 3, np.random.default_rng(5))
+    np.testing.assert_array_equal(gram, cross_gram(zhats))
+    assert (heat != (sum(graphs) / 3).tocsr()).nnz == 0
+    expect = stack_graphs(zhats)
+    np.testing.assert_array_equal(stack.indices, expect.indices)
+    np.testing.assert_array_equal(stack.data, expect.data)
+    np.testing.assert_array_equal(emb, spectral_embedding(expect, 3, 3, np.random.default_rng(5)))
+    assert graph_products(zhats, graphs, 3, None)[3] is None  # random starts: no embedding
 
 
 def test_recorded_objective_equals_the_dense_definition(noisy):

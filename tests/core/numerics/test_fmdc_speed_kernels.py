@@ -10,7 +10,7 @@ import scipy.sparse as sp
 import naive
 from conftest import make_blobs_views
 from core.methods import FMDC
-from core.methods.fmdc.jit import csr_cross_product, label_column_sums
+from core.methods.fmdc.jit import csr_cross_product, label_column_sums, scale_by_view
 from core.methods.fmdc.updates import stack_graphs, tree_rows
 from core.numerics import graphs
 from core.numerics.anchors import bkhk_steps, kmeanspp_seeds, two_seeds
@@ -73,6 +73,14 @@ def test_csr_cross_product_and_label_sums_equal_numpy(rng):
     labels = rng.integers(0, 4, size=200)
     sums = label_column_sums(a.indptr, a.indices, a.data, labels, 4, 9)
     np.testing.assert_allclose(sums, a.toarray().T @ np.eye(4)[labels], atol=1e-13)
+
+
+def test_scale_by_view_equals_take_then_multiply(rng):
+    data, view = rng.random(500), rng.integers(0, 3, size=500).astype(np.uint8)
+    root = np.sqrt(rng.dirichlet(np.ones(3)))
+    out = np.full(500, np.nan)
+    scale_by_view(data, view, root, out)
+    np.testing.assert_array_equal(out, np.take(root, view) * data)
 
 
 def test_bkhk_on_a_subsample_forms_balanced_groups_of_sampled_rows(rng):
