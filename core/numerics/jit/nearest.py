@@ -1,9 +1,9 @@
 """The k nearest reference rows of each row of a block, from their inner products.
 
 Placing a million points next to their nearest embedded samples ranked 2,500 distances per
-row with ``np.argpartition``: ~10 ns an entry (8.7 s of CPU for 200k rows), the largest step before the
-first frame of the large layout. One pass that keeps the k smallest (most entries fail one
-comparison with a bound on the k-th, :mod:`core.numerics.jit.select`) costs a fraction.
+row with ``np.argpartition``: ~10 ns an entry (8.7 s of CPU for 200k rows), the largest step
+before the first frame of the large layout. One pass that keeps the k smallest (most entries
+fail one comparison with a bound on the k-th, :mod:`core.numerics.jit.select`) costs a fraction.
 """
 
 from __future__ import annotations
