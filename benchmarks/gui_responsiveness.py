@@ -46,11 +46,12 @@ class StallMeter:
         self.busy: list[float] = []
         self.queued: list[float] = []  # time the thread was runnable but had no core
         self.at: list[float] = []  # when each gap ended (perf_counter)
-        self._last = self._last_cpu = self._last_wait = 0.0
+        self._last = self._last_cpu = self._last_wait = self._t0 = 0.0
 
     def start(self) -> None:
         self.gaps, self.busy, self.queued, self.at = [], [], [], []
         self._last, self._last_cpu = time.perf_counter(), time.thread_time()
+        self._t0 = self._last
         self._last_wait = thread_sched(self.tid)[1]
         self.timer.start()
 
@@ -74,6 +75,14 @@ class StallMeter:
             "busy_max_ms": float(max(self.busy or [0.0])),
             "worst_cpu_ms": self.busy[worst] if self.busy else 0.0,
             "worst_queued_ms": self.queued[worst] if self.queued else 0.0,
+            # when the worst gap ended, from the start and before the stop
+            "worst_at_s": self.at[worst] - self._t0 if self.at else 0.0,
+            "worst_before_end_s": time.perf_counter() - self.at[worst] if self.at else 0.0,
+            "top": [  # (gap ms, own CPU ms, s after the start) of the five longest gaps
+                (float(g[i]), self.busy[i], self.at[i] - self._t0)
+                for i in np.argsort(g)[::-1][:5]
+                if i < len(self.at)
+            ],
         }
 
     def busiest_gap(self) -> tuple[float, float]:
@@ -229,7 +238,10 @@ def _fmt(s: dict[str, float]) -> str:
         f"max {s['max_ms']:.0f} ms, p99 {s['p99_ms']:.1f} ms, p50 {s['p50_ms']:.1f} ms "
         f"over {s['ticks']} ticks; GUI-thread CPU in one gap: max {s['busy_max_ms']:.0f} ms; "
         f"worst gap = own CPU {s['worst_cpu_ms']:.0f} + waiting for a core "
-        f"{s['worst_queued_ms']:.0f} + other {max(rest, 0):.0f} ms"
+        f"{s['worst_queued_ms']:.0f} + other {max(rest, 0):.0f} ms, "
+        f"{s['worst_at_s']:.1f} s after the start, {s['worst_before_end_s']:.1f} s before the end; "
+        "longest gaps (ms, own CPU ms @ s): "
+        + ", ".join(f"{g:.0f}, {c:.0f} @ {t:.1f}" for g, c, t in s.get("top", []))
     )
 
 

@@ -22,6 +22,7 @@ from mvc_gui.plots.convergence_plot import ConvergencePlot
 from mvc_gui.plots.embedding_plot import EmbeddingPlot
 from mvc_gui.plots.heatmap_plot import HeatmapPlot
 from mvc_gui.plots.weights_plot import WeightsPlot
+from mvc_gui.window.paint_spread import PaintSpreader
 from mvc_gui.window.selection import Selection
 
 __all__ = ["RunPresenter"]
@@ -53,12 +54,14 @@ class RunPresenter(QObject):
         self.history: RunHistory | None = None
         self.n_clusters = 0
         self._drawn: tuple | None = None  # (history, labels_version) on display
+        self._spread = PaintSpreader(self)  # a live run's labels and heat map, painted apart
         selection.changed.connect(self._on_selection_changed)
 
     # -- data -------------------------------------------------------------------------------
     def set_session(self, session: DataSession) -> None:
         self.session = session
         self.history = None
+        self._spread.discard()
         ds = session.dataset
         self.selection.clear()
         self.embedding.reset(ds.labels, ds.class_names, "Computing layout...")
@@ -76,6 +79,7 @@ class RunPresenter(QObject):
 
     # -- run signals --------------------------------------------------------------------------
     def on_run_started(self, history: RunHistory) -> None:
+        self._spread.discard()
         self.history = history
         self._drawn = None
         k = history.params.get("n_clusters", 0)
@@ -94,6 +98,9 @@ class RunPresenter(QObject):
         if history is not self.history or history.last is None:
             return
         st = history.last.state
+        live = history.result is None and not st.final
+        if not live:
+            self._spread.flush()  # the end is drawn at once
         self.convergence.update_history(history)
         shares = recon_shares(st.extras, len(self.weights.names))
         if st.view_weights is not None or shares is not None:
@@ -101,10 +108,9 @@ class RunPresenter(QObject):
         drawn = (history, history.labels_version)
         if history.labels is not None and drawn != self._drawn:  # only labels that moved
             self._drawn = drawn
-            self._show_labels(history.labels, history)
+            self._update("labels", live, lambda: self._show_latest_labels(history))
         if history.heat is not None and history.heat is not self.heatmap.heat:
-            self.heatmap.set_heatmap(history.heat)
-            self.heatmap.set_highlight(self.selection.cluster)
+            self._update("heat", live, lambda: self._show_latest_heat(history))
         text = STAGE_TEXT.get(st.stage, st.stage)
         if st.stage == "iterating":
             max_iter = history.params.get("max_iter", "?")
@@ -116,6 +122,23 @@ class RunPresenter(QObject):
         if st.final:
             text = f"Finished: {st.stop_reason or 'done'} after {st.iteration} iterations"
         self.status_changed.emit(text, round(1000 * st.progress))
+
+    def _update(self, panel: str, live: bool, update) -> None:
+        """During a run, after the curves' paint pass (PaintSpreader); at the end, now."""
+        if live:
+            self._spread.defer(panel, update)
+        else:
+            update()
+
+    def _show_latest_labels(self, history: RunHistory) -> None:
+        if history is self.history and history.labels is not None:
+            self._show_labels(history.labels, history)
+
+    def _show_latest_heat(self, history: RunHistory) -> None:
+        if history is self.history and history.heat is not None:
+            if history.heat is not self.heatmap.heat:
+                self.heatmap.set_heatmap(history.heat)
+                self.heatmap.set_highlight(self.selection.cluster)
 
     def _show_labels(self, labels: np.ndarray, history: RunHistory | None = None) -> None:
         """Labels in the embedding, legend and confusion; with ``history`` (a live run's
@@ -135,6 +158,7 @@ class RunPresenter(QObject):
             self.confusion.set_highlight(self.selection.cluster)
 
     def on_run_finished(self, history: RunHistory) -> None:
+        self._spread.flush()
         result = history.result
         extra = [
             ("iterations", str(result.n_iter)),
@@ -159,6 +183,7 @@ class RunPresenter(QObject):
         self.weights.show_display(weights_display(history.method, title, w, extras, n), animate)
 
     def on_run_stopped(self, history: RunHistory) -> None:
+        self._spread.flush()
         result = history.result
         self.results.status.setText(f"<b>{history.method}</b>: stopped by the user.")
         if result is not None:
@@ -166,6 +191,7 @@ class RunPresenter(QObject):
         self.status_changed.emit("Stopped.", -1)
 
     def on_run_failed(self, message: str, details: str) -> None:
+        self._spread.flush()  # the last state the run reached stays on display
         self.results.status.setText("The run failed (see the message above the plots).")
         self.status_changed.emit("Failed.", -1)
 
@@ -174,6 +200,7 @@ class RunPresenter(QObject):
         curves, weights, heat map and metrics, without rerunning. Exports then refer to it;
         the next live run takes over the plots as usual (``on_run_started``)."""
         result = history.result
+        self._spread.discard()
         self.history = history
         self._drawn = None
         self.selection.clear()
@@ -228,6 +255,7 @@ class RunPresenter(QObject):
         confusion), heat map and metrics. :meth:`show_live` returns to the run's state."""
         frame = playback_frame(history.snapshots, index)
         snap = frame.snapshot
+        self._spread.discard()
         self._drawn = None  # leaving playback draws the run's labels again
         self.convergence.curve.setData(frame.objective_x, frame.objective_y)
         for key, curve in self.convergence.metric_curves.items():
