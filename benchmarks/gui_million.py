@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import threading
 import time
 import zipfile
 from pathlib import Path
@@ -44,8 +43,9 @@ from _scale_data import (
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
-from benchmarks.gui_probes import CpuShares, EventProfiler, IdleProbe, children, process_name
+from benchmarks.gui_probes import CpuShares, EventProfiler, IdleProbe
 from benchmarks.gui_responsiveness import StallMeter, StallTracer, _fmt, wait_until
+from benchmarks.pss_sampler import PssSampler
 
 
 def write_npz(folder: Path, n: int, dims: tuple[int, ...] = SCALE_DIMS) -> Path:
@@ -62,96 +62,6 @@ def write_npz(folder: Path, n: int, dims: tuple[int, ...] = SCALE_DIMS) -> Path:
         zf.write(data / "labels.npy", "y.npy")
     tmp.rename(path)
     return path
-
-
-def _pss_kb(pid: int) -> tuple[int, int]:
-    """(PSS, its anonymous part) in kB: the anonymous pages are the process's own memory (no
-    swap here: never given back), the rest mapped files' pages the kernel can drop."""
-    pss = anon = 0
-    try:
-        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            if line.startswith("Pss:"):
-                pss = int(line.split()[1])
-            elif line.startswith("Pss_Anon:"):
-                anon = int(line.split()[1])
-    except OSError:
-        pass
-    return pss, anon
-
-
-class PssSampler:
-    """Peak of the summed PSS of this process and its descendants, sampled every 2 s by a
-    thread below the GUI thread's priority (reading smaps_rollup walks the page tables of
-    every mapped gigabyte: at 0.5 s it took 41 s of CPU in a 275 s run at 1M, session 21)."""
-
-    def __init__(self) -> None:
-        self.peak_kb, self.peak_parts = 0, {}
-        self.anon_peak_kb, self.anon_parts = 0, {}  # the anonymous part alone
-        self.own_peak: dict[int, tuple[int, str]] = {}  # pid: (its own peak PSS, name)
-        self.phases: list[tuple[str, int, dict[str, int]]] = []  # (phase, peak, parts)
-        self._phase = "start"
-        self._stop = threading.Event()
-        threading.Thread(target=self._run, daemon=True, name="pss-sampler").start()
-
-    def _run(self) -> None:
-        from mvc_gui.run.priority import lower_thread_priority
-
-        lower_thread_priority()
-        while not self._stop.wait(2.0):
-            pids, todo = [], [os.getpid()]
-            while todo:
-                pid = todo.pop()
-                pids.append(pid)
-                todo.extend(children(pid))
-            both = {pid: _pss_kb(pid) for pid in pids}
-            parts = {pid: kb for pid, (kb, _anon) in both.items()}
-            anon = sum(a for _kb, a in both.values())
-            if anon > self.anon_peak_kb:
-                self.anon_peak_kb = anon
-                self.anon_parts = {pid: a for pid, (_kb, a) in both.items()}
-            for pid, kb in parts.items():
-                if kb > self.own_peak.get(pid, (0, ""))[0]:
-                    self.own_peak[pid] = (
-                        kb,
-                        self.own_peak.get(pid, (0, ""))[1] or process_name(pid),
-                    )
-            total = sum(parts.values())
-            if total > self.peak_kb:
-                self.peak_kb, self.peak_parts = total, parts
-            if not self.phases or self.phases[-1][0] != self._phase:
-                self.phases.append((self._phase, 0, {}))
-            if total > self.phases[-1][1]:
-                named = {self.own_peak.get(pid, (0, str(pid)))[1]: kb for pid, kb in parts.items()}
-                self.phases[-1] = (self._phase, total, named)
-
-    def phase(self, name: str) -> None:
-        """Peaks from now on count for phase ``name`` (open, run, layout)."""
-        self._phase = name
-
-    def stop(self) -> str:
-        self._stop.set()
-        me = self.peak_parts.get(os.getpid(), 0)
-        each = ", ".join(
-            f"{name} {kb / 2**20:.2f}"
-            for kb, name in sorted(self.own_peak.values(), reverse=True)
-            if kb > 2**16
-        )
-        lines = [
-            f"peak summed PSS {self.peak_kb / 2**20:.2f} GB "
-            f"({len(self.peak_parts)} processes; window {me / 2**20:.2f} GB)",
-            f"  each process's own peak PSS, GB: {each}",
-            f"peak summed anonymous PSS (private memory) {self.anon_peak_kb / 2**20:.2f} GB ("
-            + ", ".join(
-                f"{self.own_peak.get(p, (0, str(p)))[1]} {a / 2**20:.2f}"
-                for p, a in self.anon_parts.items()
-                if a > 2**16
-            )
-            + ")",
-        ]
-        for name, kb, parts in self.phases:
-            inside = ", ".join(f"{p} {v / 2**20:.2f}" for p, v in parts.items() if v > 2**16)
-            lines.append(f"  peak summed PSS during {name}: {kb / 2**20:.2f} GB ({inside})")
-        return "\n".join(lines)
 
 
 class Phases:

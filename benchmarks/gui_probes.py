@@ -40,6 +40,7 @@ __all__ = [
     "children",
     "process_events",
     "process_name",
+    "thread_faults",
     "thread_sched",
 ]
 
@@ -68,6 +69,23 @@ def thread_sched(tid: int) -> tuple[float, float]:
         return int(run) / 1e9, int(wait) / 1e9
     except (OSError, ValueError, AttributeError):
         return 0.0, 0.0
+
+
+_STAT: dict[int, int] = {}  # tid: open descriptor of its stat
+
+
+def thread_faults(tid: int) -> tuple[int, int]:
+    """(minor, major) page faults of thread ``tid`` of this process so far; zeros where
+    /proc is not available. A major fault waits for the disk: blocked time in a stall that
+    is neither CPU nor waiting for a core."""
+    try:
+        fd = _STAT.get(tid)
+        if fd is None:
+            fd = _STAT[tid] = os.open(f"/proc/self/task/{tid}/stat", os.O_RDONLY)
+        fields = os.pread(fd, 1024, 0).rsplit(b")", 1)[1].split()
+        return int(fields[7]), int(fields[9])  # minflt, majflt (after state, ppid, ...)
+    except (OSError, ValueError, IndexError):
+        return 0, 0
 
 
 def process_events(app, pause: float = 0.001) -> None:
@@ -143,9 +161,10 @@ def _descendants(pid: int) -> list[int]:
     return out
 
 
-def process_name(pid: int) -> str:
-    """ "window" for this process, else the child's module (solver_process, ...)."""
-    if pid == os.getpid():
+def process_name(pid: int, window: int | None = None) -> str:
+    """ "window" for the window's process (``window``, default this one), else the child's
+    module (solver_process, ...)."""
+    if pid == (window or os.getpid()):
         return "window"
     try:
         args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")

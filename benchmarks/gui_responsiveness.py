@@ -26,7 +26,7 @@ import numpy as np
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
-from benchmarks.gui_probes import IdleProbe, process_events, thread_sched
+from benchmarks.gui_probes import IdleProbe, process_events, thread_faults, thread_sched
 
 TICK_MS = 5
 TRACE = "--trace" in sys.argv
@@ -46,10 +46,12 @@ class StallMeter:
         self.busy: list[float] = []
         self.queued: list[float] = []  # time the thread was runnable but had no core
         self.at: list[float] = []  # when each gap ended (perf_counter)
+        self.faults: list[int] = []  # major page faults of the GUI thread in each gap
         self._last = self._last_cpu = self._last_wait = self._t0 = 0.0
 
     def start(self) -> None:
-        self.gaps, self.busy, self.queued, self.at = [], [], [], []
+        self.gaps, self.busy, self.queued, self.at, self.faults = [], [], [], [], []
+        self._last_faults = thread_faults(self.tid)[1]
         self._last, self._last_cpu = time.perf_counter(), time.thread_time()
         self._t0 = self._last
         self._last_wait = thread_sched(self.tid)[1]
@@ -61,6 +63,9 @@ class StallMeter:
         self.busy.append((cpu - self._last_cpu) * 1000)
         self.queued.append((wait - self._last_wait) * 1000)
         self.at.append(now)
+        faults = thread_faults(self.tid)[1]
+        self.faults.append(faults - self._last_faults)
+        self._last_faults = faults
         self._last, self._last_cpu, self._last_wait = now, cpu, wait
 
     def stop(self) -> dict[str, float]:
@@ -75,11 +80,13 @@ class StallMeter:
             "busy_max_ms": float(max(self.busy or [0.0])),
             "worst_cpu_ms": self.busy[worst] if self.busy else 0.0,
             "worst_queued_ms": self.queued[worst] if self.queued else 0.0,
+            "worst_major_faults": self.faults[worst] if self.faults else 0,
+            "major_faults": int(sum(self.faults)),
             # when the worst gap ended, from the start and before the stop
             "worst_at_s": self.at[worst] - self._t0 if self.at else 0.0,
             "worst_before_end_s": time.perf_counter() - self.at[worst] if self.at else 0.0,
-            "top": [  # (gap ms, own CPU ms, s after the start) of the five longest gaps
-                (float(g[i]), self.busy[i], self.at[i] - self._t0)
+            "top": [  # (gap ms, own CPU ms, s after the start, major faults): five longest
+                (float(g[i]), self.busy[i], self.at[i] - self._t0, self.faults[i])
                 for i in np.argsort(g)[::-1][:5]
                 if i < len(self.at)
             ],
@@ -238,10 +245,12 @@ def _fmt(s: dict[str, float]) -> str:
         f"max {s['max_ms']:.0f} ms, p99 {s['p99_ms']:.1f} ms, p50 {s['p50_ms']:.1f} ms "
         f"over {s['ticks']} ticks; GUI-thread CPU in one gap: max {s['busy_max_ms']:.0f} ms; "
         f"worst gap = own CPU {s['worst_cpu_ms']:.0f} + waiting for a core "
-        f"{s['worst_queued_ms']:.0f} + other {max(rest, 0):.0f} ms, "
+        f"{s['worst_queued_ms']:.0f} + other {max(rest, 0):.0f} ms "
+        f"({s.get('worst_major_faults', 0)} major page faults; "
+        f"{s.get('major_faults', 0)} in the phase), "
         f"{s['worst_at_s']:.1f} s after the start, {s['worst_before_end_s']:.1f} s before the end; "
-        "longest gaps (ms, own CPU ms @ s): "
-        + ", ".join(f"{g:.0f}, {c:.0f} @ {t:.1f}" for g, c, t in s.get("top", []))
+        "longest gaps (ms, own CPU ms, major faults @ s): "
+        + ", ".join(f"{g:.0f}, {c:.0f}, {f} @ {t:.1f}" for g, c, t, f in s.get("top", []))
     )
 
 
