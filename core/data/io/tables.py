@@ -92,7 +92,7 @@ def sniff_table(path: Path, header: bool | None = None) -> _Layout:
     rows = list(csv.reader(lines, delimiter=delimiter))
     rows = [[c.strip() for c in r] for r in rows]
     if header is None:
-        header = _looks_like_header(rows)
+        header = _looks_like_header(rows, "".join(lines), delimiter)
     n_cols = len(rows[0])
     names = None
     if header:
@@ -110,18 +110,32 @@ def sniff_table(path: Path, header: bool | None = None) -> _Layout:
     return _Layout(delimiter, names, n_cols, rows)
 
 
-def _looks_like_header(rows: list[list[str]]) -> bool:
-    """A header has a text cell where the next row has a number, or is all text."""
+def _looks_like_header(rows: list[list[str]], text: str, delimiter: str) -> bool:
+    """A header has a text cell where the next row has a number, or is all text. A table
+    of text only (metadata: ids, groups, batches) has one when its first cell names an id
+    column, or when the standard library's sniffer finds the first row unlike the rest
+    (cell lengths per column)."""
     first = rows[0]
     if len(rows) < 2:
         return not all(is_number(c) for c in first)
     second = rows[1]
     if all(not is_number(c) for c in first) and any(is_number(c) for c in second):
         return True
-    return any(
+    if any(
         not is_number(a) and not _is_missing(a) and is_number(b)
         for a, b in zip(first, second, strict=False)
-    )
+    ):
+        return True
+    if any(is_number(c) for row in rows[:2] for c in row):
+        return False
+    if first[0].lower() in ID_NAMES - {""}:
+        return True
+    sniffer = csv.Sniffer()
+    sniffer.preferred = [delimiter]
+    try:
+        return sniffer.has_header(text)
+    except csv.Error:
+        return False
 
 
 def _column_index(layout: _Layout, spec: str | int, path: Path) -> int:

@@ -156,3 +156,26 @@ def test_matlab_file_in_train_and_test_parts_loads_as_one_dataset(tmp_path):
     ds = load_dataset(tmp_path / "parts.mat")
     assert ds.n_samples == 50 and ds.dims == [4, 3] and ds.labels.tolist() == y.tolist()
     assert any("parts (train + test): joined in that order" in w for w in ds.warnings)
+
+
+@pytest.mark.parametrize(
+    ("text", "header"),
+    [
+        ("sample,group\nS0001,g0\nS0002,g1\nS0003,g0\n", ["sample", "group"]),  # id name
+        (
+            "patient\tsubtype\tstage\nP01\tLumA\tII\nP02\tBasal\tIII\nP03\tLumB\tI\n",
+            ["patient", "subtype", "stage"],
+        ),
+        ("S0001,tumour\nS0002,normal\nS0003,tumour\n", None),  # text only, no header
+    ],
+)
+def test_text_only_metadata_tables_have_their_header_found(tmp_path, text, header):
+    """A metadata table of text only (ids, groups): the header row is not read as a
+    sample, and its columns keep their names (they were "column 2" and one id too many)."""
+    path = tmp_path / ("meta.tsv" if "\t" in text else "meta.csv")
+    path.write_text(text)
+    table = read_table(path)
+    assert table.header == (header is not None)
+    assert len(table.ids) == 3 and table.ids[0] in ("S0001", "P01")
+    if header is not None:
+        assert list(table.text) == header[1:]
