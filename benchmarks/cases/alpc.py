@@ -55,7 +55,9 @@ CASES = [
     },
 ]
 
-SCALE_PARAMS = {"anchors_per_cluster": 10, "lambda1": 100.0, "lambda2": 0.1}
+# the defaults: λ1 from the data (a fixed λ1 = 100, from before that rule, does not scale
+# with n: ACC 0.69 at 100k and 0.57 at 1M on the scale data, against 0.94 with the defaults)
+SCALE_PARAMS: dict = {}
 
 
 def paper_protocol(solver, labels_true: np.ndarray, seed: int) -> dict[str, float]:
