@@ -28,6 +28,13 @@ def autosave_folder(tmp_path, monkeypatch):
 
 
 @pytest.fixture
+def threads(monkeypatch):
+    """Solver and layouts in threads of this process (fast: no child process start per
+    window; a test's registered solver is found there)."""
+    monkeypatch.setenv("MVC_GUI_SOLVER", "thread")
+
+
+@pytest.fixture
 def small_dataset():
     views, labels = make_blobs_views(n=150, c=3, dims=(4, 6))
     return MultiViewDataset(

@@ -12,13 +12,6 @@ from mvc_gui.model.data_session import DataSession
 from tests.conftest import make_blobs_views
 
 
-@pytest.fixture
-def threads(monkeypatch):
-    """Solver and layout in threads (fast: no child process start per window); the first
-    test keeps the default child processes, end to end."""
-    monkeypatch.setenv("MVC_GUI_SOLVER", "thread")
-
-
 def _run(qtbot, win, **params):
     win.method_panel.set_params({"max_iter": 5, "delay": 0.0, **params})
     with qtbot.waitSignal(win.controller.run_finished, timeout=15_000):

@@ -20,12 +20,6 @@ from tests.mvc_gui.model.test_colouring import _brute_force_disagreement
 
 
 @pytest.fixture
-def threads(monkeypatch):
-    """Solver and layouts in threads: no child process start per window."""
-    monkeypatch.setenv("MVC_GUI_SOLVER", "thread")
-
-
-@pytest.fixture
 def meta_dataset():
     views, labels = make_blobs_views(n=150, c=3, dims=(4, 6))
     rng = np.random.default_rng(0)

@@ -14,12 +14,6 @@ from tests.mvc_gui.fake_solver import RotatingFakeSolver
 
 
 @pytest.fixture
-def threads(monkeypatch):
-    """The solver in a thread of this process, where the test registers its solver."""
-    monkeypatch.setenv("MVC_GUI_SOLVER", "thread")
-
-
-@pytest.fixture
 def rotating():
     REGISTRY["fake_rotating"] = RotatingFakeSolver
     yield

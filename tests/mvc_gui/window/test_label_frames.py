@@ -4,15 +4,8 @@ moved, and the legend and confusion show the same numbers the window would count
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from mvc_gui.model.aggregations import confusion
-
-
-@pytest.fixture
-def threads(monkeypatch):
-    """Solver and layouts in threads: no child process start per window."""
-    monkeypatch.setenv("MVC_GUI_SOLVER", "thread")
 
 
 def test_labels_are_drawn_once_per_change_with_the_workers_counts(

@@ -5,7 +5,6 @@ when the run ends its final state is on display at once."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from mvc_gui.window.paint_spread import PaintSpreader
 
@@ -41,11 +40,6 @@ def test_flush_runs_everything_now_and_discard_drops_it(qtbot):
     spread.discard()
     qtbot.wait(100)
     assert ran == ["a", "b"]
-
-
-@pytest.fixture
-def threads(monkeypatch):
-    monkeypatch.setenv("MVC_GUI_SOLVER", "thread")
 
 
 def test_live_labels_are_drawn_after_the_curves_pass_and_final_ones_at_once(
