@@ -5,8 +5,9 @@ clusters; benchmarks/_scale_data.py) as an uncompressed NPZ, then in the real ma
 (offscreen) opens it the way File > Open does (reader child, memory-mapped store), runs
 ``--method`` with its defaults (solver child) and waits for the layout (layout child). A 5 ms
 QTimer records the event-loop stalls of each phase (as benchmarks/gui_responsiveness.py), and
-a sampler thread records the summed proportional set size (PSS: shared pages counted once
-across the processes that map them) of the window's process and all its children.
+a sampler process (benchmarks/pss_sampler.py: not a thread of the window, whose GIL and
+memory-map lock it would take) records the summed proportional set size (PSS: shared pages
+counted once across the processes that map them) of the window's process and its children.
 
     python benchmarks/gui_million.py [--n 1000000] [--method fmdc] [--folder /tmp/mvc-1m]
         [--dims 100,300,600] [--trace] [--screenshot PNG]
