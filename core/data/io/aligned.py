@@ -215,7 +215,7 @@ def load_spec(spec: DataSpec, *, source: str = "") -> MultiViewDataset:
             notes.append(
                 "no reference labels chosen; categorical metadata columns that can be: "
                 + ", ".join(repr(c) for c in cats[:8])
-                + " (--label-column NAME)"
+                + " (app: Reference labels; command line: --label-column NAME)"
             )
     return MultiViewDataset(
         views=views,
@@ -276,11 +276,12 @@ def _align_order(reads: list[_Read], spec: DataSpec, notes: list[str]) -> np.nda
     if partial and spec.align == "all":
         notes.append(
             f"{partial} sample(s) are missing from some views: kept, with those views marked "
-            "missing (methods without incomplete-view support refuse them; --align shared "
-            "keeps only the samples every view has)"
+            "missing (methods without incomplete-view support refuse them; to keep only the "
+            "samples every view has: 'Keep only the samples every view has' when adding a view "
+            "in the app, --align shared on the command line)"
         )
     elif partial:
-        notes.append(f"{partial} sample(s) not in every view were left out (--align shared)")
+        notes.append(f"{partial} sample(s) not in every view were left out (align: shared)")
     return order
 
 
