@@ -40,6 +40,7 @@ __all__ = [
     "children",
     "process_events",
     "process_name",
+    "steal_seconds",
     "thread_faults",
     "thread_sched",
 ]
@@ -86,6 +87,22 @@ def thread_faults(tid: int) -> tuple[int, int]:
         return int(fields[7]), int(fields[9])  # minflt, majflt (after state, ppid, ...)
     except (OSError, ValueError, IndexError):
         return 0, 0
+
+
+_PROC_STAT: list[int] = []  # open descriptor of /proc/stat
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def steal_seconds() -> float:
+    """CPU time the hypervisor gave to other guests while this machine's vCPUs wanted to run
+    (all vCPUs summed, /proc/stat "steal"; 0 where unavailable): time a thread can neither
+    run nor queue for, so it shows as blocked in a stall."""
+    try:
+        if not _PROC_STAT:
+            _PROC_STAT.append(os.open("/proc/stat", os.O_RDONLY))
+        return int(os.pread(_PROC_STAT[0], 256, 0).split(b"\n", 1)[0].split()[8]) / _TICK
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def process_events(app, pause: float = 0.001) -> None:

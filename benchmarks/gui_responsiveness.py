@@ -26,7 +26,13 @@ import numpy as np
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
-from benchmarks.gui_probes import IdleProbe, process_events, thread_faults, thread_sched
+from benchmarks.gui_probes import (
+    IdleProbe,
+    process_events,
+    steal_seconds,
+    thread_faults,
+    thread_sched,
+)
 
 TICK_MS = 5
 TRACE = "--trace" in sys.argv
@@ -47,11 +53,13 @@ class StallMeter:
         self.queued: list[float] = []  # time the thread was runnable but had no core
         self.at: list[float] = []  # when each gap ended (perf_counter)
         self.faults: list[int] = []  # major page faults of the GUI thread in each gap
+        self.steal: list[float] = []  # hypervisor steal time in each gap (ms, all vCPUs)
         self._last = self._last_cpu = self._last_wait = self._t0 = 0.0
 
     def start(self) -> None:
         self.gaps, self.busy, self.queued, self.at, self.faults = [], [], [], [], []
         self._last_faults = thread_faults(self.tid)[1]
+        self.steal, self._last_steal = [], steal_seconds()
         self._last, self._last_cpu = time.perf_counter(), time.thread_time()
         self._t0 = self._last
         self._last_wait = thread_sched(self.tid)[1]
@@ -66,6 +74,9 @@ class StallMeter:
         faults = thread_faults(self.tid)[1]
         self.faults.append(faults - self._last_faults)
         self._last_faults = faults
+        steal = steal_seconds()
+        self.steal.append((steal - self._last_steal) * 1000)
+        self._last_steal = steal
         self._last, self._last_cpu, self._last_wait = now, cpu, wait
 
     def stop(self) -> dict[str, float]:
@@ -82,6 +93,8 @@ class StallMeter:
             "worst_queued_ms": self.queued[worst] if self.queued else 0.0,
             "worst_major_faults": self.faults[worst] if self.faults else 0,
             "major_faults": int(sum(self.faults)),
+            "worst_steal_ms": self.steal[worst] if self.steal else 0.0,
+            "steal_ms": float(sum(self.steal)),
             # when the worst gap ended, from the start and before the stop
             "worst_at_s": self.at[worst] - self._t0 if self.at else 0.0,
             "worst_before_end_s": time.perf_counter() - self.at[worst] if self.at else 0.0,
@@ -246,8 +259,9 @@ def _fmt(s: dict[str, float]) -> str:
         f"over {s['ticks']} ticks; GUI-thread CPU in one gap: max {s['busy_max_ms']:.0f} ms; "
         f"worst gap = own CPU {s['worst_cpu_ms']:.0f} + waiting for a core "
         f"{s['worst_queued_ms']:.0f} + other {max(rest, 0):.0f} ms "
-        f"({s.get('worst_major_faults', 0)} major page faults; "
-        f"{s.get('major_faults', 0)} in the phase), "
+        f"({s.get('worst_major_faults', 0)} major page faults, "
+        f"{s.get('worst_steal_ms', 0):.0f} ms stolen by the hypervisor; in the phase "
+        f"{s.get('major_faults', 0)} and {s.get('steal_ms', 0) / 1000:.1f} s), "
         f"{s['worst_at_s']:.1f} s after the start, {s['worst_before_end_s']:.1f} s before the end; "
         "longest gaps (ms, own CPU ms, major faults @ s): "
         + ", ".join(f"{g:.0f}, {c:.0f}, {f} @ {t:.1f}" for g, c, t, f in s.get("top", []))
