@@ -94,6 +94,10 @@ class StallMeter:
             "worst_major_faults": self.faults[worst] if self.faults else 0,
             "major_faults": int(sum(self.faults)),
             "worst_steal_ms": self.steal[worst] if self.steal else 0.0,
+            # the stall the window itself is answerable for: gaps the host stole no CPU in
+            "max_unstolen_ms": float(
+                max((x for x, t in zip(g, self.steal, strict=False) if t == 0), default=0.0)
+            ),
             "steal_ms": float(sum(self.steal)),
             # when the worst gap ended, from the start and before the stop
             "worst_at_s": self.at[worst] - self._t0 if self.at else 0.0,
@@ -261,7 +265,8 @@ def _fmt(s: dict[str, float]) -> str:
         f"{s['worst_queued_ms']:.0f} + other {max(rest, 0):.0f} ms "
         f"({s.get('worst_major_faults', 0)} major page faults, "
         f"{s.get('worst_steal_ms', 0):.0f} ms stolen by the hypervisor; in the phase "
-        f"{s.get('major_faults', 0)} and {s.get('steal_ms', 0) / 1000:.1f} s), "
+        f"{s.get('major_faults', 0)} and {s.get('steal_ms', 0) / 1000:.1f} s; worst gap with no "
+        f"steal {s.get('max_unstolen_ms', s['max_ms']):.0f} ms), "
         f"{s['worst_at_s']:.1f} s after the start, {s['worst_before_end_s']:.1f} s before the end; "
         "longest gaps (ms, own CPU ms, major faults @ s): "
         + ", ".join(f"{g:.0f}, {c:.0f}, {f} @ {t:.1f}" for g, c, t, f in s.get("top", []))
