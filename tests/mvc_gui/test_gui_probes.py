@@ -97,3 +97,28 @@ def test_cpu_shares_name_the_busy_thread():
     worker.join()
     assert report.startswith("CPU seconds by thread / child: ")
     assert "burner 0." in report  # the busy thread is named with its ~0.3 s
+
+
+def test_memory_sampler_runs_apart_and_reports_each_phase():
+    """gui_million's PSS sampler is a separate process (a thread of the window held its GIL
+    and memory-map lock: session 22): it sees this process, names the phases it was told."""
+    import os
+    import sys
+
+    import pytest
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("reads /proc")
+    from benchmarks.pss_sampler import INTERVAL_S, PssSampler
+
+    sampler = PssSampler()
+    assert sampler._proc.pid != os.getpid()
+    sampler.phase("first")
+    time.sleep(INTERVAL_S * 1.6)
+    sampler.phase("second")
+    time.sleep(INTERVAL_S * 1.6)
+    report = sampler.stop()
+    assert report.startswith("peak summed PSS ")
+    assert "during first:" in report and "during second:" in report
+    window_gb = float(report.split("window ", 1)[1].split(" GB", 1)[0])
+    assert window_gb > 0.01  # this process's own memory was measured
