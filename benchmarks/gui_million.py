@@ -117,6 +117,7 @@ def main() -> int:
     path = synthetic_file(args.folder, "mvc-gui", args.n, write_npz, dims)
     folder = path.parent
     app = QApplication.instance() or QApplication([])
+    from mvc_gui.run.gui_gc import collect_in_gui_thread
     from mvc_gui.run.priority import favour_event_loop
     from mvc_gui.window.main_window import MainWindow
 
@@ -125,6 +126,7 @@ def main() -> int:
     pss = PssSampler()
     phases = Phases(pss, args.trace_ms if args.trace else None, args.trace_stacks)
     win = MainWindow(settings)  # after Phases: --trace times the plots' paint events
+    collect_in_gui_thread(freeze=True)  # as mvc-gui does once its window is built
     win.resize(1280, 800)
     win.show()
     wait_until(app, lambda: False, 2.0)

@@ -221,6 +221,7 @@ def main() -> int:
     app = QApplication.instance() or QApplication([])
     from core.data.io import load_dataset
     from mvc_gui.model.data_session import DataSession, make_synthetic
+    from mvc_gui.run.gui_gc import collect_in_gui_thread
     from mvc_gui.run.priority import favour_event_loop
     from mvc_gui.window.main_window import MainWindow
 
@@ -228,6 +229,7 @@ def main() -> int:
 
     settings = QSettings(str(Path("/tmp") / "mvc_gui_bench.ini"), QSettings.Format.IniFormat)
     win = MainWindow(settings)
+    collect_in_gui_thread(freeze=True)  # as mvc-gui does once its window is built
     win.resize(1600, 950)
     win.show()
     cases = []

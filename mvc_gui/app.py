@@ -91,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     app.setApplicationName(APPLICATION)
     from mvc_gui.model.data_stores import remove_orphan_stores
     from mvc_gui.resources import stylesheet
+    from mvc_gui.run.gui_gc import collect_in_gui_thread
     from mvc_gui.run.priority import favour_event_loop
     from mvc_gui.run.solver_process import process_mode_default
     from mvc_gui.window.main_window import MainWindow
@@ -100,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     app.setStyleSheet(stylesheet())
     favour_event_loop(process_mode_default())
     win = MainWindow(QSettings())
+    collect_in_gui_thread(freeze=True)  # the window's objects built: GUI-thread collection
     w, _, h = args.size.partition("x")
     win.resize(int(w), int(h))
     if args.method:

@@ -6,6 +6,8 @@ reads the history and asks the plots to redraw what changed. GUI thread only.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Signal
@@ -108,9 +110,9 @@ class RunPresenter(QObject):
         drawn = (history, history.labels_version)
         if history.labels is not None and drawn != self._drawn:  # only labels that moved
             self._drawn = drawn
-            self._update("labels", live, lambda: self._show_latest_labels(history))
+            self._update("labels", live, RunPresenter._show_latest_labels, history)
         if history.heat is not None and history.heat is not self.heatmap.heat:
-            self._update("heat", live, lambda: self._show_latest_heat(history))
+            self._update("heat", live, RunPresenter._show_latest_heat, history)
         text = STAGE_TEXT.get(st.stage, st.stage)
         if st.stage == "iterating":
             max_iter = history.params.get("max_iter", "?")
@@ -123,12 +125,21 @@ class RunPresenter(QObject):
             text = f"Finished: {st.stop_reason or 'done'} after {st.iteration} iterations"
         self.status_changed.emit(text, round(1000 * st.progress))
 
-    def _update(self, panel: str, live: bool, update) -> None:
-        """During a run, after the curves' paint pass (PaintSpreader); at the end, now."""
-        if live:
-            self._spread.defer(panel, update)
-        else:
-            update()
+    def _update(self, panel: str, live: bool, show, history: RunHistory) -> None:
+        """``show(self, history)`` during a run after the curves' paint pass (PaintSpreader),
+        at the end now. The deferred call holds the presenter weakly: a closure over it would
+        make a reference cycle through the spreader, left to a collection in any thread."""
+        if not live:
+            show(self, history)
+            return
+        ref = weakref.ref(self)
+
+        def deferred() -> None:
+            presenter = ref()
+            if presenter is not None:
+                show(presenter, history)
+
+        self._spread.defer(panel, deferred)
 
     def _show_latest_labels(self, history: RunHistory) -> None:
         if history is self.history and history.labels is not None:
