@@ -15,7 +15,7 @@ Two configurations per dataset:
   not depend on the row order.
 """
 
-_PAPER = {"sample_order": "given", "lam": 10.0, "view_scale": "none"}
+_PAPER = {"sample_order": "given", "lam": 10.0, "view_scale": "none", "anchor_style": "vda"}
 
 CASES = [
     {

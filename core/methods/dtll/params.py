@@ -122,10 +122,12 @@ PARAM_SPEC = COMMON_PARAMS + ParamSpec(
     Param(
         "anchor_style",
         "choice",
-        "vda",
-        "Anchor selection: variance-based VDA (deterministic, as in the paper), random "
-        "samples, or the samples nearest to k-means centres (slow).",
-        choices=("vda", "random", "kmeans_nearest"),
+        "random",
+        "Anchor selection: random samples (seeded), the paper's variance-based VDA "
+        "(deterministic, but its picks follow the data's last digits: the same data saved "
+        "with 7 digits can give another clustering), or the samples nearest to k-means "
+        "centres (slow).",
+        choices=("random", "vda", "kmeans_nearest"),
         advanced=True,
     ),
     Param(

@@ -45,13 +45,14 @@ __all__ = ["DTLL", "anchor_count"]  # anchor_count re-exported for the GUI
 #: step of alm.py with the same iterates up to rounding (tests compare the two)
 FOURIER_STEP = True
 STREAMS = ["anchors", "init", "postprocess_kmeans", "restarts", "svds_v0"]
+ANCHOR_STYLE_NAMES = {"random": "random samples", "vda": "VDA", "kmeans_nearest": "k-means"}
 
 
 @register
 class DTLL(BaseSolver):
     """Discrete tensorized label learning (DTLL).
 
-    Per view a PKN anchor graph ``S_v`` (N × m) on shared VDA anchors and a discrete label
+    Per view a PKN anchor graph ``S_v`` (N × m) on shared anchor samples and a discrete label
     matrix ``G_v``; the label matrices are stacked into 𝒢 (N × C × V). Maximises
     ``Σ_v α_v^r ‖S_vᵀ G_v‖_* − λ ‖𝒢‖_{S_p}^p`` (Eq. 12) by an augmented Lagrangian
     (Algorithm 3.1): a linearised exact G-step (row-wise argmax), a t-SVD Schatten-p
@@ -111,7 +112,7 @@ class DTLL(BaseSolver):
         stable_stop: int = 6,
         view_scale: str = "balanced",
         init: str = "shared_spectral",
-        anchor_style: str = "vda",
+        anchor_style: str = "random",
         orientation: str = "per_sample",
         sample_order: str = "by_initial_labels",
         repair_empty: bool = True,
@@ -171,7 +172,7 @@ class DTLL(BaseSolver):
         n, nv = views[0].shape[0], len(views)
         m = anchor_count(n, self.anchor_rate, self.n_anchors, self.max_anchors)
         rng = seed_streams(self.random_state, STREAMS)
-        msg = f"{self.anchor_style.upper()}: {m} anchors"
+        msg = f"{m} anchors ({ANCHOR_STYLE_NAMES.get(self.anchor_style, self.anchor_style)})"
         yield rep.stage("anchors", 0.0, msg)
         sel = yield from rep.follow(
             anchor_indices_steps(views, m, self.anchor_style, rng["anchors"]),

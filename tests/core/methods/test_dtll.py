@@ -301,6 +301,20 @@ def test_default_is_independent_of_the_row_order():
     assert adjusted_rand_score(a.labels_[perm], b.labels_) == pytest.approx(1.0)
 
 
+def test_default_does_not_follow_the_last_digits_of_the_data():
+    """The same data saved with 7 digits (rounded to float32), or fitted in float32, give the
+    default's clustering. The paper's VDA anchors follow those digits: on these overlapping
+    blobs its labels move (ARI 0.86 between the two inputs), and on Handwritten a 1e-7
+    perturbation moved its ACC between 0.86 and 0.98 (docs/methods/dtll.md)."""
+    views, _ = make_blobs_views(n=400, c=6, dims=(20, 30), sep=0.6, seed=0)
+    rounded = [x.astype(np.float32).astype(np.float64) for x in views]
+    base = DTLL(n_clusters=6).fit(views).labels_
+    assert np.array_equal(DTLL(n_clusters=6).fit(rounded).labels_, base)
+    assert np.array_equal(DTLL(n_clusters=6, dtype="float32").fit(views).labels_, base)
+    vda = [DTLL(n_clusters=6, anchor_style="vda").fit(x).labels_ for x in (views, rounded)]
+    assert adjusted_rand_score(*vda) < 0.95
+
+
 def test_a_constant_view_does_not_take_the_vote():
     """A view with no information (all rows equal, like ACM's fifth view): its anchor graph
     links everyone to the same anchors, so its one-cluster labels have the largest nuclear
@@ -318,7 +332,8 @@ def test_a_constant_view_does_not_take_the_vote():
 
 
 # -- real benchmarks ----------------------------------------------------------------------
-PAPER = {"sample_order": "given", "lam": 10.0, "view_scale": "none"}  # spec §16, unscaled
+# spec §16: the paper's VDA anchors, unscaled graphs, the file's row order
+PAPER = {"sample_order": "given", "lam": 10.0, "view_scale": "none", "anchor_style": "vda"}
 
 
 def _bench(benchmark_file, name, views=None, seed=0, perm=None, **kw):
@@ -344,8 +359,9 @@ def test_msrc_paper_protocol_and_its_dependence_on_the_file_order(benchmark_file
     # the same data with shuffled rows: the per-sample FFT has lost the class order
     shuffled, _ = _bench(benchmark_file, "MSRC-v1_5view.mat", seed=1, perm=0, **PAPER)
     assert shuffled < 0.5
+    # the defaults do not collapse (random anchors: 0.74-0.86 over shuffles x seeds)
     invariant, _ = _bench(benchmark_file, "MSRC-v1_5view.mat", seed=1, perm=0)
-    assert invariant > 0.75
+    assert invariant > 0.7
 
 
 @pytest.mark.datasets
