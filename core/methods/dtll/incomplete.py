@@ -7,8 +7,9 @@ samples it has and let a low-rank tensor over the stacked views infer what a vie
 IEEE TCYB 2020; Wen et al., "Unified Tensor Framework for Incomplete Multi-view Clustering
 and Missing-view Inferring", AAAI 2021), on DTLL's anchor graphs (Xia et al., TPAMI 2022):
 
-* view v's anchors (VDA, or the ``anchor_style``) are picked among the samples that have
-  view v, the same count m for every view (sized by the smallest observed count), and its
+* view v's anchors (by ``anchor_style``: random by default, or VDA) are picked among the
+  samples that have view v, the same count m for every view (sized by the smallest observed
+  count), and its
   PKN anchor graph ``S_v`` has empty rows for the samples missing v;
 * in the G-step a missing row of ``S_v`` adds nothing to the linearised nuclear term
   (``S_v H_v`` is zero there), so that sample's label in view v is the argmax of the tensor
