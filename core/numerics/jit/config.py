@@ -2,7 +2,11 @@
 
 * ``NUMBA_CACHE_DIR``: a per-user cache folder, so read-only installs and frozen builds can
   cache compiled kernels (the default writes next to the source, which fails there); in a
-  frozen build :class:`FrozenCacheLocator` makes numba use it.
+  frozen build :class:`FrozenCacheLocator` makes numba use it. Its subfolder is named by a
+  digest of every kernel source file: numba checks only the caller's own file, so a cached
+  kernel kept calling the old code of a kernel changed in another file (an edited
+  ``select.py`` left ``graph.py``'s cached callers on the old selection). Old subfolders are
+  pruned (:func:`prune_old_caches`).
 * threading layer: numba's default ``workqueue`` layer aborts the process when two threads
   call parallel kernels at once (the GUI runs the solver in a worker thread, sweeps may run
   more); prefer the thread-safe OpenMP layer when libgomp is present. Users can override both
@@ -12,8 +16,11 @@
 from __future__ import annotations
 
 import ctypes.util
+import hashlib
 import os
+import shutil
 import sys
+import time
 from pathlib import Path
 
 
@@ -27,13 +34,62 @@ def _user_cache_dir() -> Path:
     return base / "mvc-studio" / "numba"
 
 
+def kernel_sources_digest(root: Path, packages: tuple[str, ...] = ("core", "mvc_gui")) -> str:
+    """Digest of the names and contents of the packages' source files that use numba (~6 ms
+    for the ~300 files here). A frozen build has no source files: a constant digest there,
+    where freshness is the executable's hash."""
+    digest = hashlib.sha1()
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue
+            if b"njit" in data:
+                digest.update(path.relative_to(root).as_posix().encode() + b"\0" + data)
+    return digest.hexdigest()[:16]
+
+
+def _is_digest(name: str) -> bool:
+    return len(name) == 16 and all(ch in "0123456789abcdef" for ch in name)
+
+
+KEEP_CACHES = 3  # newest kernel-source versions kept; older ones are removed after a day
+PRUNE_AFTER_S = 86_400
+
+
+def prune_old_caches(base: Path, current: Path) -> None:
+    """Remove cache subfolders of older kernel sources (each ~70 MB): all but the
+    KEEP_CACHES most recently used, and only when unused for PRUNE_AFTER_S (a process
+    still running an older version keeps its folder)."""
+    try:
+        current.mkdir(parents=True, exist_ok=True)
+        os.utime(current)  # marks it as used
+        # only these versioned folders: a frozen build's kernels live beside them
+        folders = [d for d in base.iterdir() if d.is_dir() and _is_digest(d.name)]
+    except OSError:
+        return
+    folders.sort(key=lambda d: d.stat().st_mtime, reverse=True)
+    now = time.time()
+    for old in folders[KEEP_CACHES:]:
+        if old != current and now - old.stat().st_mtime > PRUNE_AFTER_S:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+_FROZEN = bool(getattr(sys, "frozen", False) and getattr(sys, "_MEIPASS", None))
+
 if "NUMBA_CACHE_DIR" not in os.environ:
-    os.environ["NUMBA_CACHE_DIR"] = str(_user_cache_dir())
+    _base = _user_cache_dir()
+    if _FROZEN:  # no sources to digest; the locator keys the cache by the program's hash
+        os.environ["NUMBA_CACHE_DIR"] = str(_base)
+    else:
+        _cache = _base / kernel_sources_digest(Path(__file__).resolve().parents[3])
+        prune_old_caches(_base, _cache)
+        os.environ["NUMBA_CACHE_DIR"] = str(_cache)
 
 if "NUMBA_THREADING_LAYER" not in os.environ and ctypes.util.find_library("gomp"):
     os.environ["NUMBA_THREADING_LAYER"] = "omp"
 
-_FROZEN = bool(getattr(sys, "frozen", False) and getattr(sys, "_MEIPASS", None))
 if _FROZEN:  # numba looks this class up when the first cached kernel is compiled
     os.environ.setdefault("NUMBA_CACHE_LOCATOR_CLASSES", f"{__name__}.FrozenCacheLocator")
 
