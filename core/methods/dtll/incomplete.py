@@ -33,7 +33,7 @@ import scipy.sparse as sp
 from core.data.blocks import row_subset
 from core.data.dataset import View
 from core.methods.base import IterationState, Reporter
-from core.methods.dtll.updates import anchor_count, anchor_indices_steps
+from core.methods.dtll.updates import anchor_count, anchor_indices_steps, anchor_style_name
 from core.methods.params import ParamError
 from core.numerics.observed_graphs import place_rows, sample_scaling
 from core.numerics.streaming import graph_steps
@@ -77,7 +77,7 @@ def observed_graphs_steps(
         rows = np.flatnonzero(observed[:, v])
         xv = row_subset(x, rows)  # a view read in row blocks: its observed rows, still streamed
         lo, hi = 0.9 * v / nv, 0.9 * (v + 1) / nv
-        msg = f"{style.upper()}: {m} anchors of view {v + 1}/{nv} ({rows.size} samples)"
+        msg = f"{m} anchors ({anchor_style_name(style)}) of view {v + 1}/{nv} ({rows.size} samples)"
         idx = yield from rep.follow(
             anchor_indices_steps([xv], m, style, rng), "anchors", msg, lo, (lo + hi) / 2
         )

@@ -26,6 +26,7 @@ from core.methods.dtll.params import PARAM_SPEC
 from core.methods.dtll.updates import (
     anchor_count,
     anchor_indices_steps,
+    anchor_style_name,
     balanced_view_scales,
     nnz_rows,
     shared_initial_labels_steps,
@@ -45,7 +46,6 @@ __all__ = ["DTLL", "anchor_count"]  # anchor_count re-exported for the GUI
 #: step of alm.py with the same iterates up to rounding (tests compare the two)
 FOURIER_STEP = True
 STREAMS = ["anchors", "init", "postprocess_kmeans", "restarts", "svds_v0"]
-ANCHOR_STYLE_NAMES = {"random": "random samples", "vda": "VDA", "kmeans_nearest": "k-means"}
 
 
 @register
@@ -172,7 +172,7 @@ class DTLL(BaseSolver):
         n, nv = views[0].shape[0], len(views)
         m = anchor_count(n, self.anchor_rate, self.n_anchors, self.max_anchors)
         rng = seed_streams(self.random_state, STREAMS)
-        msg = f"{m} anchors ({ANCHOR_STYLE_NAMES.get(self.anchor_style, self.anchor_style)})"
+        msg = f"{m} anchors ({anchor_style_name(self.anchor_style)})"
         yield rep.stage("anchors", 0.0, msg)
         sel = yield from rep.follow(
             anchor_indices_steps(views, m, self.anchor_style, rng["anchors"]),

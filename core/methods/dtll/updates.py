@@ -30,6 +30,7 @@ __all__ = [
     "alpha_step",
     "anchor_count",
     "anchor_indices_steps",
+    "anchor_style_name",
     "balanced_view_scales",
     "kmeans_nearest_anchors",
     "label_step",
@@ -168,6 +169,11 @@ def kmeans_nearest_anchors(views: Sequence[View], m: int, rng: np.random.Generat
     km = KMeans(m, n_init=1, max_iter=30, random_state=seed).fit(xx)
     nearest = pairwise_distances_argmin(km.cluster_centers_, xx)
     return _fill_up(nearest.tolist(), rng.permutation(views[0].shape[0]), m)
+
+
+def anchor_style_name(style: str) -> str:
+    """How progress messages name an anchor style."""
+    return {"random": "random samples", "vda": "VDA", "kmeans_nearest": "k-means"}.get(style, style)
 
 
 def anchor_indices_steps(
