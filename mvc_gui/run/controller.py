@@ -31,6 +31,7 @@ from core.records.prediction_file import PredictionModel
 from core.records.runs import RunResult
 from mvc_gui.model.data_session import DataSession
 from mvc_gui.model.run_history import RunHistory
+from mvc_gui.run.slots import weak_slot
 from mvc_gui.run.solver_process import SolverServer, process_mode_default
 from mvc_gui.run.workers import ProcessSolverWorker, RunEnd, SolverWorker
 
@@ -150,11 +151,12 @@ class RunController(QObject):
             worker = ProcessSolverWorker(run_id, solver, session, server, parent=self)
         else:
             worker = SolverWorker(run_id, solver, session, parent=self)
-        # Plain closures, not bound methods or sender(): PySide6 can deliver a queued
+        # Plain functions, not bound methods or sender(): PySide6 can deliver a queued
         # signal to a stale Python wrapper when a new QObject reuses a deleted one's address.
+        # They hold this controller weakly (mvc_gui/run/slots.py).
         worker.build_result = functools.partial(final_result, session, self.history.truth)
-        worker.frames_ready.connect(lambda: self._on_worker_frames_ready(worker))
-        worker.ended.connect(lambda end: self._on_worker_ended(worker, end))
+        worker.frames_ready.connect(weak_slot(self, lambda c: c._on_worker_frames_ready(worker)))
+        worker.ended.connect(weak_slot(self, lambda c, end: c._on_worker_ended(worker, end)))
         self._worker = worker
         if paused:
             worker.pause()

@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from core.numerics.layout import LARGE_ITER, SUBSAMPLE_ITER, layout_kind
 from mvc_gui.model.data_session import DataSession
+from mvc_gui.run.slots import weak_slot
 from mvc_gui.run.solver_process import SolverServer, process_mode_default
 from mvc_gui.run.workers import EmbeddingWorker, ProcessEmbeddingWorker, layout_key
 
@@ -120,9 +121,11 @@ class EmbeddingController(QObject):
             )
         else:
             worker = EmbeddingWorker(session, parent=self, view=view, method=self.method)
-        # closures, not bound methods: see RunController._launch_pending
-        worker.frame_ready.connect(lambda: self._on_worker_frame_ready())
-        worker.ended.connect(lambda key, xy, err: self._on_worker_ended(worker, key, xy, err))
+        # plain functions holding this controller weakly: see RunController._launch_pending
+        worker.frame_ready.connect(weak_slot(self, lambda c: c._on_worker_frame_ready()))
+        worker.ended.connect(
+            weak_slot(self, lambda c, key, xy, err: c._on_worker_ended(worker, key, xy, err))
+        )
         self._worker = worker
         self.busy = True
         self._kind, self._n = layout_kind(n, self.method), n
