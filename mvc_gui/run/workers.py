@@ -380,9 +380,14 @@ class TaskWorker(_ThreadWorker):
         self._fn, self._args = fn, args
 
     def _main(self) -> None:
+        # released once taken: a finished worker stays its parent's child, so the autosave's
+        # workers (one per write) kept every run they wrote alive after it left the run list
+        (fn, args), self._fn, self._args = (self._fn, self._args), None, ()
         try:
-            result = self._fn(*self._args)
+            result = fn(*args)
         except Exception as exc:
+            del fn, args
             self._emit(self.failed, str(exc), traceback.format_exc())
         else:
+            del fn, args
             self._emit(self.done, result)
