@@ -36,8 +36,7 @@ def _user_cache_dir() -> Path:
 
 def kernel_sources_digest(root: Path, packages: tuple[str, ...] = ("core", "mvc_gui")) -> str:
     """Digest of the names and contents of the packages' source files that use numba (~6 ms
-    for the ~300 files here). A frozen build has no source files: a constant digest there,
-    where freshness is the executable's hash."""
+    for the ~300 files here). Not used in a frozen build, which has no source files."""
     digest = hashlib.sha1()
     for package in packages:
         for path in sorted((root / package).rglob("*.py")):
