@@ -1,4 +1,4 @@
-"""Slots for a worker's signals that hold the worker's parent weakly.
+"""Callbacks that hold their owner weakly: worker signal slots, deferred panel updates.
 
 A controller parents its workers and connects their signals to closures over itself. A strong
 closure kept a controller whose last other reference was gone alive until its worker was

@@ -6,8 +6,6 @@ reads the history and asks the plots to redraw what changed. GUI thread only.
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Signal
@@ -24,6 +22,7 @@ from mvc_gui.plots.convergence_plot import ConvergencePlot
 from mvc_gui.plots.embedding_plot import EmbeddingPlot
 from mvc_gui.plots.heatmap_plot import HeatmapPlot
 from mvc_gui.plots.weights_plot import WeightsPlot
+from mvc_gui.run.slots import weak_slot
 from mvc_gui.window.paint_spread import PaintSpreader
 from mvc_gui.window.selection import Selection
 
@@ -132,14 +131,7 @@ class RunPresenter(QObject):
         if not live:
             show(self, history)
             return
-        ref = weakref.ref(self)
-
-        def deferred() -> None:
-            presenter = ref()
-            if presenter is not None:
-                show(presenter, history)
-
-        self._spread.defer(panel, deferred)
+        self._spread.defer(panel, weak_slot(self, lambda presenter: show(presenter, history)))
 
     def _show_latest_labels(self, history: RunHistory) -> None:
         if history is self.history and history.labels is not None:
