@@ -184,7 +184,9 @@ def load_spec(spec: DataSpec, *, source: str = "") -> MultiViewDataset:
     for c in counts:
         c["shared"] = shared
     if spec.meta:
-        metadata.update(_read_meta(Path(spec.meta), spec.id_column, order, notes))
+        metadata.update(
+            _read_meta(Path(spec.meta), spec.id_column, spec.label_column, order, notes)
+        )
     if spec.meta and Path(spec.meta).suffix.lower() in (".h5ad", ".h5mu"):
         from core.data.io.anndata import read_obs
 
@@ -292,7 +294,9 @@ def _place_text(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return out.astype(str)
 
 
-def _read_meta(path: Path, id_column: str | None, order: np.ndarray, notes: list[str]) -> dict:
+def _read_meta(
+    path: Path, id_column: str | None, label_column: str | None, order: np.ndarray, notes: list
+) -> dict:
     if not path.exists():
         raise DataError(f"{path}: no such file (metadata table)")
     if path.suffix.lower() in (".h5ad", ".h5mu"):
@@ -302,7 +306,7 @@ def _read_meta(path: Path, id_column: str | None, order: np.ndarray, notes: list
         table = Table(path, ids, [], np.empty((ids.size, 0)), text={})
         numeric = columns
     else:
-        table = read_table(path, id_column=id_column)
+        table = read_table(path, id_column=id_column, expect=[label_column or ""])
         numeric = dict(zip(table.columns, table.values.T, strict=True))
     if table.ids is None:
         raise DataError(f"{path.name}: no id column found: give --id-column NAME")

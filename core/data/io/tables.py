@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -75,8 +76,11 @@ class _Layout:
     sample: list[list[str]]  # the first data rows
 
 
-def sniff_table(path: Path, header: bool | None = None) -> _Layout:
-    """Delimiter, header and the first rows of a table (for previews and for read_table)."""
+def sniff_table(path: Path, header: bool | None = None, expect: Iterable[str] = ()) -> _Layout:
+    """Delimiter, header and the first rows of a table (for previews and for read_table).
+
+    ``expect``: column names the caller will look up (an id or label column given by name):
+    a first row holding one of them is the header."""
     try:
         lines = first_lines(path, _SAMPLE_ROWS + 1)
     except OSError as exc:
@@ -92,7 +96,7 @@ def sniff_table(path: Path, header: bool | None = None) -> _Layout:
     rows = list(csv.reader(lines, delimiter=delimiter))
     rows = [[c.strip() for c in r] for r in rows]
     if header is None:
-        header = _looks_like_header(rows, "".join(lines), delimiter)
+        header = _looks_like_header(rows, "".join(lines), delimiter, expect)
     n_cols = len(rows[0])
     names = None
     if header:
@@ -110,12 +114,18 @@ def sniff_table(path: Path, header: bool | None = None) -> _Layout:
     return _Layout(delimiter, names, n_cols, rows)
 
 
-def _looks_like_header(rows: list[list[str]], text: str, delimiter: str) -> bool:
-    """A header has a text cell where the next row has a number, or is all text. A table
-    of text only (metadata: ids, groups, batches) has one when its first cell names an id
-    column, or when the standard library's sniffer finds the first row unlike the rest
-    (cell lengths per column)."""
+def _looks_like_header(
+    rows: list[list[str]], text: str, delimiter: str, expect: Iterable[str] = ()
+) -> bool:
+    """A header has a text cell where the next row has a number, or is all text, or holds a
+    column name the caller asked for. A table of text only (metadata: ids, groups, batches)
+    has one when its first cell names an id column, or when its columns tell
+    (:func:`_text_header`), else when the standard library's sniffer finds the first row
+    unlike the rest (cell lengths per column)."""
     first = rows[0]
+    wanted = {e for e in expect if e and not is_number(e)}
+    if wanted.intersection(first):
+        return True
     if len(rows) < 2:
         return not all(is_number(c) for c in first)
     second = rows[1]
@@ -130,12 +140,37 @@ def _looks_like_header(rows: list[list[str]], text: str, delimiter: str) -> bool
         return False
     if first[0].lower() in ID_NAMES - {""}:
         return True
+    told = _text_header(rows)
+    if told is not None:
+        return told
     sniffer = csv.Sniffer()
     sniffer.preferred = [delimiter]
     try:
         return sniffer.has_header(text)
     except csv.Error:
         return False
+
+
+def _text_header(rows: list[list[str]]) -> bool | None:
+    """Whether the first row of a table of text is a header, from its columns (None: they do
+    not tell). A data row repeats values of its columns: a first row with a cell that occurs
+    again below in the same column is data. A first row of distinct names (the first may be
+    empty: R's row-names column) none of which occurs below, over unique ids in the first
+    column and a column with repeated values (a group, a genotype: categorical metadata), is
+    a header: ``mouse_id,genotype,diet`` over ``mouse_4,wt,chow``..."""
+    first, body = rows[0], [r for r in rows[1:] if r]
+    n = len(first)
+    cells = [[r[j] for r in body if len(r) > j and not _is_missing(r[j])] for j in range(n)]
+    if any(c and c in cells[j] for j, c in enumerate(first)):
+        return False
+    names = first[1:] if first[0] == "" else first
+    if n < 2 or len(set(first)) != n or any(_is_missing(c) for c in names):
+        return None
+    ids = [r[0] for r in body]
+    if len(set(ids)) != len(ids) or any(_is_missing(i) for i in ids):
+        return None
+    repeats = any(len(set(col)) < len(col) for col in cells[1:])
+    return True if repeats else None
 
 
 def _column_index(layout: _Layout, spec: str | int, path: Path) -> int:
@@ -147,7 +182,12 @@ def _column_index(layout: _Layout, spec: str | int, path: Path) -> int:
         if not 1 <= k <= layout.n_cols:
             raise DataError(f"{path.name}: no column {k} (the file has {layout.n_cols} columns)")
         return k - 1
-    have = ", ".join(repr(n) for n in names) if names else "no header"
+    if not names:
+        raise DataError(
+            f"{path.name}: no id column {spec!r}: the file has no header row (its first row "
+            f"reads as data), so give the column's 1-based position (1 to {layout.n_cols})"
+        )
+    have = ", ".join(repr(n) for n in names)
     raise DataError(f"{path.name}: no id column {spec!r} (columns: {have})")
 
 
@@ -170,6 +210,7 @@ def read_table(
     id_column: str | int | None = None,
     header: bool | None = None,
     text_columns: str = "keep",
+    expect: Iterable[str] = (),
 ) -> Table:
     """Read one table.
 
@@ -180,6 +221,8 @@ def read_table(
     header : True/False, or None to sniff.
     text_columns : ``"keep"`` returns text columns in ``Table.text`` (metadata; a view's
         caller reports them by name).
+    expect : other column names the caller will look up (a label column): a first row that
+        holds one of them (or ``id_column``, given by name) is the header.
 
     Raises
     ------
@@ -188,7 +231,8 @@ def read_table(
         column, rows of different lengths, a text cell in a numeric column.
     """
     p = Path(path)
-    layout = sniff_table(p, header)
+    expect = [*expect, *([id_column] if isinstance(id_column, str) else [])]
+    layout = sniff_table(p, header, expect)
     id_col = _auto_id(layout) if id_column is None else _column_index(layout, id_column, p)
     numeric, text = [], []
     for j in range(layout.n_cols):
