@@ -199,7 +199,8 @@ class RunController(QObject):
                 )
             if end.status == "failed":
                 self.busy_changed.emit(False)
-                self.run_failed.emit(f"{history.method} failed: {end.error}", end.details)
+                reason = failure_reason(end)
+                self.run_failed.emit(f"{history.method} failed: {reason}", end.details)
             elif end.status == "finished" and history.final is not None:
                 history.result = self._final_result(history, end)
                 self.iteration_done.emit(history)
@@ -281,6 +282,16 @@ def final_result(
                 stats=end.prediction_stats,
             )
     return result, prediction
+
+
+def failure_reason(end: RunEnd) -> str:
+    """What went wrong, never empty: the error's text; for an exception without one, its
+    line in the details (a solver child that died says how, "the solver process was killed
+    by SIGKILL", see ``mvc_gui.run.solver_process``; an empty error once read "dtll failed: ")."""
+    if end.error.strip():
+        return end.error
+    lines = [line.strip() for line in (end.details or "").splitlines() if line.strip()]
+    return lines[-1] if lines else "no reason was given"
 
 
 def _own_ids(session: DataSession) -> list[str] | None:

@@ -14,7 +14,6 @@ first). The passes up to the first frame are not held: the points are on screen 
 
 from __future__ import annotations
 
-import sys
 import traceback
 from typing import Any
 
@@ -92,7 +91,10 @@ def serve(conn: Any) -> None:
 
 
 if __name__ == "__main__":
-    from multiprocessing.connection import Client
+    from mvc_gui.run.solver_process import connect_to_parent
+
+    # first: the parent's start deadline covers only the connection, not a lowered priority
+    _conn = connect_to_parent()  # and this child ends with the window, however it ends
 
     from mvc_gui.run.priority import LAYOUT_NICENESS, lower_priority
 
@@ -103,4 +105,4 @@ if __name__ == "__main__":
 
     threadpool_limits(limits=1, user_api="blas")
 
-    serve(Client(sys.argv[1], authkey=bytes.fromhex(sys.argv[2])))
+    serve(_conn)
