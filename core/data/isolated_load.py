@@ -34,7 +34,7 @@ except ImportError:  # Windows
     _resource = None  # type: ignore[assignment]
 
 from core.data.dataset import DataError, MultiViewDataset
-from core.data.io.aligned import DataSpec
+from core.data.io.aligned import SPEC_FORMAT, DataSpec
 from core.data.store import open_store
 
 __all__ = ["DEFAULT_TIMEOUT", "LoadCancelled", "default_memory_limit", "load_isolated"]
@@ -95,12 +95,15 @@ def load_isolated(
     ``child_module`` replaces the child (tests use a reader that crashes or hangs).
     Raises DataError (damaged file, crash, time-out, memory) or LoadCancelled.
     """
-    if isinstance(path, DataSpec):  # views from several files: sent as JSON, named by view
-        arg = json.dumps(path.to_dict())
-        p = Path("views " + ", ".join(v.name for v in path.views))
+    spec, source = (path, "") if isinstance(path, DataSpec) else (_description(path), str(path))
+    if spec is not None:  # views from several files: sent as JSON, named by their files
+        # a description file (the CLI writes one for its table flags) is read here: the
+        # messages name the user's tables, never a file the user did not write
+        arg = json.dumps({**spec.to_dict(), "source": source})
+        name, suffix = _spec_files(spec), ""
     else:
         arg = str(path)
-        p = Path(path)
+        name, suffix = Path(path).name, Path(path).suffix
     limit = default_memory_limit() if memory == "auto" else memory
     folder = Path(store) if store is not None else Path(tempfile.mkdtemp(prefix="mvc-data-"))
     env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
@@ -120,7 +123,7 @@ def load_isolated(
             _resource.prlimit(proc.pid, _resource.RLIMIT_AS, (limit, limit))
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=_reader, args=(proc.stdout, lines), daemon=True).start()
-    doing, answer = f"opening {p.name}", None
+    doing, answer = f"opening {name}", None
     deadline = time.monotonic() + timeout
     try:
         while True:
@@ -139,10 +142,10 @@ def load_isolated(
                 else:
                     answer = msg
             if cancel is not None and cancel():
-                raise LoadCancelled(f"loading {p.name} was cancelled")
+                raise LoadCancelled(f"loading {name} was cancelled")
             if time.monotonic() > deadline:
                 raise DataError(
-                    f"{p.name}: reading did not finish within {timeout:g} s (stopped while "
+                    f"{name}: reading did not finish within {timeout:g} s (stopped while "
                     f"reading {doing}); nothing was loaded"
                 )
         code = proc.wait()
@@ -157,7 +160,7 @@ def load_isolated(
         if answer is not None and "error" in answer:
             raise DataError(answer["error"])
         if code != 0 or answer is None:
-            raise DataError(_death_message(p, code, doing, limit, stderr))
+            raise DataError(_death_message(name, suffix, code, doing, limit, stderr))
         dataset = open_store(folder, mmap=os.name == "posix")
     except BaseException:
         if store is None:
@@ -168,20 +171,47 @@ def load_isolated(
     return dataset
 
 
-def _death_message(p: Path, code: int, doing: str, limit: int | None, stderr: str) -> str:
-    reader = "the MATLAB reader" if p.suffix.lower() == ".mat" else "the reader"
+def _description(path: str | os.PathLike[str]) -> DataSpec | None:
+    """The :class:`DataSpec` a table description file holds (paths relative to its folder),
+    or None for any other file (the child reads it, and names it in its messages)."""
+    p = Path(path)
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(4096)
+        if not head.lstrip().startswith(b"{") or SPEC_FORMAT.encode() not in head:
+            return None
+        spec = DataSpec.from_dict(json.loads(p.read_text(encoding="utf-8")))
+    except (OSError, ValueError):  # a folder, unreadable, not JSON: the child says what
+        return None
+    for v in spec.views:
+        v.path = str(p.parent / v.path)
+    if spec.meta:
+        spec.meta = str(p.parent / spec.meta)
+    return spec
+
+
+def _spec_files(spec: DataSpec) -> str:
+    """The files a description names, for messages: ``rna.csv, prot.tsv``."""
+    names = [Path(v.path).name for v in spec.views] + ([Path(spec.meta).name] if spec.meta else [])
+    return ", ".join(dict.fromkeys(names)) or "the views"
+
+
+def _death_message(
+    name: str, suffix: str, code: int, doing: str, limit: int | None, stderr: str
+) -> str:
+    reader = "the MATLAB reader" if suffix.lower() == ".mat" else "the reader"
     if code < 0:
         with contextlib.suppress(ValueError):
-            name = signal.Signals(-code).name
+            sig = signal.Signals(-code).name
             return (
-                f"{p.name}: the file is damaged: {reader} crashed ({name}) while reading "
+                f"{name}: the file is damaged: {reader} crashed ({sig}) while reading "
                 f"{doing}; nothing was loaded"
             )
     if "MemoryError" in stderr or "Cannot allocate" in stderr:
         cap = f" (limit {limit / 2**30:.1f} GB)" if limit else ""
-        return f"{p.name}: reading {doing} needed more memory than allowed{cap}; nothing was loaded"
+        return f"{name}: reading {doing} needed more memory than allowed{cap}; nothing was loaded"
     last = stderr.strip().splitlines()[-1:] or [f"exit status {code}"]
-    return f"{p.name}: the reader stopped while reading {doing} ({last[0]}); nothing was loaded"
+    return f"{name}: the reader stopped while reading {doing} ({last[0]}); nothing was loaded"
 
 
 def _child(path: str, folder: str) -> int:
@@ -196,7 +226,8 @@ def _child(path: str, folder: str) -> int:
         if path.startswith("{"):  # a DataSpec (views and metadata from several files)
             from core.data.io import load_spec
 
-            dataset = load_spec(DataSpec.from_dict(json.loads(path)))
+            obj = json.loads(path)
+            dataset = load_spec(DataSpec.from_dict(obj), source=obj.get("source", ""), progress=say)
         else:
             dataset = load_dataset(path, progress=say)
         say(1.0, "writing the data for the app")
@@ -205,7 +236,8 @@ def _child(path: str, folder: str) -> int:
         _answer({"error": str(exc)})
         return 0
     except MemoryError:
-        name = "the views" if path.startswith("{") else Path(path).name
+        spec = DataSpec.from_dict(json.loads(path)) if path.startswith("{") else None
+        name = Path(path).name if spec is None else _spec_files(spec)
         _answer({"error": f"{name}: not enough memory to load this file"})
         return 0
     _answer({"done": True})

@@ -16,6 +16,7 @@ samples the metadata does not list get NaN / "" in its columns.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -104,12 +105,40 @@ def read_view_source(src: ViewSource, id_column: str | None) -> _Read:
 
         ids, values, obs = read_matrix(p, src.key)
         names = read_var_names(p, src.key)
-        return _Read(ids, values, f"{p.name}#{src.key or 'X'}", text=obs, names=names)
-    table = read_table(p, id_column=id_column)
+        where = f"{p.name}#{src.key or 'X'}"
+        _check_finite(values, where, ids, names)
+        return _Read(ids, values, where, text=obs, names=names)
+    table = read_table(p, id_column=id_column, finite=True)
     if table.values.shape[1] == 0:
         raise DataError(f"{p.name}: no numeric feature columns (view {src.name!r})")
     names = list(table.columns) if table.header else None
     return _Read(table.ids, table.values, p.name, text=table.text, names=names)
+
+
+def _check_finite(
+    values: np.ndarray | sp.spmatrix, where: str, ids: np.ndarray | None, names: list | None
+) -> None:
+    """Infinite values (and NaN in a sparse matrix, where no missing-value policy applies)
+    are an error naming the matrix, the sample and the feature."""
+    sparse = sp.issparse(values)
+    data = values.data if sparse else values
+    bad = ~np.isfinite(data) if sparse else np.isinf(data)
+    if not bad.any():
+        return
+    if sparse:
+        m = sp.csr_matrix(values)
+        pos = int(np.flatnonzero(~np.isfinite(m.data))[0])
+        r, c = int(np.searchsorted(m.indptr, pos, side="right") - 1), int(m.indices[pos])
+        value = m.data[pos]
+    else:
+        r, c = (int(i) for i in np.argwhere(bad)[0])
+        value = data[r, c]
+    sample = f"sample {r + 1}" + (f" (id {str(ids[r])!r})" if ids is not None else "")
+    feature = f"feature {c + 1}" + (f" ({names[c]!r})" if names and c < len(names) else "")
+    raise DataError(
+        f"{where}: {int(np.count_nonzero(bad))} non-finite value(s), first {value} at {sample}, "
+        f"{feature}: the values of a view must be finite numbers"
+    )
 
 
 def _union(id_lists: list[np.ndarray], mode: str) -> np.ndarray:
@@ -142,8 +171,14 @@ def _positions(ids: np.ndarray, order: np.ndarray) -> np.ndarray:
     return np.array([index.get(s, -1) for s in order.tolist()], dtype=np.int64)
 
 
-def load_spec(spec: DataSpec, *, source: str = "") -> MultiViewDataset:
-    """Read, align and check the views and metadata a :class:`DataSpec` names."""
+def load_spec(
+    spec: DataSpec, *, source: str = "", progress: Callable[[float, str], None] | None = None
+) -> MultiViewDataset:
+    """Read, align and check the views and metadata a :class:`DataSpec` names.
+
+    ``progress(fraction, what)`` is told which file is being read (a loader child reports
+    it, so a reader that dies or hangs is named by the user's file)."""
+    say = progress or (lambda fraction, what: None)
     if not spec.views:
         raise DataError("no views given: name at least one view file (--view NAME=PATH)")
     if spec.align not in ALIGN_MODES:
@@ -152,7 +187,10 @@ def load_spec(spec: DataSpec, *, source: str = "") -> MultiViewDataset:
     if len(set(names)) != len(names):
         raise DataError(f"two views are named the same: {', '.join(names)}")
     policies = parse_missing(spec.missing, names)
-    reads = [read_view_source(v, spec.id_column) for v in spec.views]
+    reads = []
+    for i, v in enumerate(spec.views):
+        say(i / (len(spec.views) + 1), f"{Path(v.path).name} (view {v.name!r})")
+        reads.append(read_view_source(v, spec.id_column))
     notes: list[str] = []
     order = _align_order(reads, spec, notes)
     n = order.size
@@ -184,6 +222,7 @@ def load_spec(spec: DataSpec, *, source: str = "") -> MultiViewDataset:
     for c in counts:
         c["shared"] = shared
     if spec.meta:
+        say(len(spec.views) / (len(spec.views) + 1), f"{Path(spec.meta).name} (metadata)")
         metadata.update(
             _read_meta(Path(spec.meta), spec.id_column, spec.label_column, order, notes)
         )
@@ -195,7 +234,7 @@ def load_spec(spec: DataSpec, *, source: str = "") -> MultiViewDataset:
         views = [v[first] for v in views]
         mask, order, drop = mask[first], order[first], drop[first]
         metadata = {k: v[first] for k, v in metadata.items()}
-    labels, class_names, label_note = _labels(spec.label_column, metadata, order)
+    labels, class_names, label_note = _labels(spec.label_column, metadata, order, spec.meta)
     keep = ~drop
     if drop.any():
         views = [v[keep] for v in views]
@@ -333,13 +372,14 @@ def _read_meta(
 
 
 def _labels(
-    column: str | None, metadata: dict[str, np.ndarray], order: np.ndarray
+    column: str | None, metadata: dict[str, np.ndarray], order: np.ndarray, meta: str | None
 ) -> tuple[np.ndarray | None, list[str], str | None]:
     if column is None:
         return None, [], None
     if column not in metadata:
         have = ", ".join(repr(k) for k in metadata) or "none"
-        raise DataError(f"--label-column: no column {column!r} (metadata columns: {have})")
+        where = f" in {Path(meta).name}" if meta else " (no metadata table: --meta PATH)"
+        raise DataError(f"--label-column: no column {column!r}{where} (metadata columns: {have})")
     values = metadata[column]
     missing = (values == "") if values.dtype.kind in "US" else np.isnan(values)
     if missing.any():
@@ -350,4 +390,10 @@ def _labels(
     from core.data.dataset import encode_labels
 
     codes, names = encode_labels(values)
+    if len(names) < 2:
+        raise DataError(
+            f"--label-column {column!r}: every sample has the value {names[0]!r} (1 class): "
+            "labels of one class cannot score a clustering; choose a column with 2 or more "
+            "classes, or leave --label-column out"
+        )
     return codes, names, f"reference labels: column {column!r} ({len(names)} classes)"

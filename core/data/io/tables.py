@@ -211,6 +211,7 @@ def read_table(
     header: bool | None = None,
     text_columns: str = "keep",
     expect: Iterable[str] = (),
+    finite: bool = False,
 ) -> Table:
     """Read one table.
 
@@ -223,12 +224,14 @@ def read_table(
         caller reports them by name).
     expect : other column names the caller will look up (a label column): a first row that
         holds one of them (or ``id_column``, given by name) is the header.
+    finite : refuse infinite numbers (``inf``, ``1e999``: a view's values), naming the cell.
 
     Raises
     ------
     DataError
         Naming the file, the column and the row: duplicate ids, empty ids, a missing id
-        column, rows of different lengths, a text cell in a numeric column.
+        column, rows of different lengths, a text cell in a numeric column, an infinite
+        number (``finite``).
     """
     p = Path(path)
     expect = [*expect, *([id_column] if isinstance(id_column, str) else [])]
@@ -244,6 +247,14 @@ def read_table(
         (text if cells and not any(is_number(c) for c in cells) else numeric).append(j)
     skip = 1 if layout.header is not None else 0
     values = _numbers(p, layout, numeric, skip)
+    if finite and numeric and np.isinf(values).any():
+        r, c = (int(i) for i in np.argwhere(np.isinf(values))[0])
+        line, cell = _cell(p, layout, r, numeric[c], skip)
+        raise DataError(
+            f"{p.name}: column {_name(layout, numeric[c])!r}, data row {r + 1} (line {line}): "
+            f"{cell!r} is infinite; the values of a view must be finite numbers (an empty "
+            "cell is a missing value)"
+        )
     n = values.shape[0]
     strings = {}
     if id_col is not None or text:
@@ -368,6 +379,20 @@ def _fill_missing(data: bytes, delim: bytes, tokens: tuple[bytes, ...]) -> bytes
             if data.startswith(cell + delim):
                 data = b"nan" + data[len(cell) :]
     return data
+
+
+def _cell(p: Path, layout: _Layout, row: int, col: int, skip: int) -> tuple[int, str]:
+    """The line number and the text of a cell given by its 0-based data row (slow path)."""
+    with open(p, encoding="utf-8-sig", newline="") as fh:
+        reader = csv.reader(fh, delimiter=layout.delimiter)
+        data_row = -1
+        for row_cells in reader:
+            if reader.line_num <= skip or not any(c.strip() for c in row_cells):
+                continue
+            data_row += 1
+            if data_row == row:
+                return reader.line_num, row_cells[col].strip() if col < len(row_cells) else ""
+    return row + 1 + skip, "?"
 
 
 def _locate(p: Path, layout: _Layout, cols: list[int], skip: int) -> str:
