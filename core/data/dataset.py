@@ -286,9 +286,16 @@ class MultiViewDataset:
 
     def select_views(self, indices: Sequence[int]) -> MultiViewDataset:
         """A dataset with only the given views (in that order)."""
-        idx = list(indices)
+        idx = [int(i) for i in indices]
         if not idx:
             raise DataError("select at least one view")
+        twice = next((i for k, i in enumerate(idx) if i in idx[:k]), None)
+        if twice is not None:
+            name = self.view_names[twice] if 0 <= twice < self.n_views else "?"
+            raise DataError(
+                f"view {twice + 1} ({name!r}) is selected twice: each view can be used once "
+                f"(views chosen: {', '.join(str(i + 1) for i in idx)})"
+            )
         observed = None if self.observed is None else self.observed[:, idx]
         if observed is not None and not observed.any(axis=1).all():
             lost = int(np.count_nonzero(~observed.any(axis=1)))
@@ -336,6 +343,11 @@ class MultiViewDataset:
                 f"{first!r}): the reference labels must cover every sample"
             )
         codes, names = encode_labels(values)
+        if len(names) < 2:
+            raise DataError(
+                f"column {key!r} has the value {names[0]!r} for every sample (1 class): labels "
+                "of one class cannot score a clustering; choose a column with 2 or more classes"
+            )
         meta = {**self.meta, "label_variable": key}
         return replace(self, labels=codes, class_names=names, meta=meta)
 

@@ -99,23 +99,34 @@ class Param:
             raise bad
         return value
 
+    @property
+    def flag(self) -> str:
+        """The command-line flag: ``--n-clusters`` for ``n_clusters``."""
+        return "--" + self.name.replace("_", "-")
+
     def parse(self, text: str) -> Any:
-        """Parse a command-line string into a value of this parameter's kind."""
+        """Parse a command-line string into a value of this parameter's kind; text that is
+        not one raises ParamError naming the flag and what it takes."""
+        text = text.strip()
         if self.auto and text.lower() == "auto":
             return "auto"
         if text.lower() in ("none", "auto") and (self.allow_none or self.kind == "seed"):
             return None
-        if self.kind in ("int", "seed"):
-            return int(float(text)) if float(text).is_integer() else float(text)
-        if self.kind == "float":
-            return float(text)
         if self.kind == "bool":
             if text.lower() in ("1", "true", "yes", "on"):
                 return True
             if text.lower() in ("0", "false", "no", "off"):
                 return False
-            raise ParamError(f"'{self.name}' expects true or false, got {text!r}")
-        return text
+            raise ParamError(f"{self.flag} takes true or false; got {text!r}")
+        if self.kind not in ("int", "seed", "float"):
+            return text
+        try:
+            value = float(text)
+        except ValueError:
+            raise ParamError(f"{self.flag} takes {self.range_text()}; got {text!r}") from None
+        if self.kind == "float" or not value.is_integer():
+            return value  # a fraction for an integer is refused by check(), with the range
+        return int(value)
 
 
 def _fmt(x: float) -> str:

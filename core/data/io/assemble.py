@@ -352,9 +352,18 @@ def assemble_dataset(
             notes.append(f"ignored {len(view_names)} view names for {len(out)} views")
     codes = None
     classes: list[str] = []
+    label_variable: str | None = label_where.removeprefix("from ")
     if labels is not None:
         codes, classes = encode_labels(labels)
-        if class_names is not None:
+        if len(classes) < 2:  # nothing to score against, and not a number of clusters
+            notes.append(
+                f"the labels ({label_variable}) have one class ({classes[0]!r}) for all {n} "
+                "samples: they cannot score a clustering nor give the number of clusters, so "
+                "the data is read as unlabelled (the number of clusters is estimated unless "
+                "given)"
+            )
+            codes, classes, label_variable = None, [], None
+        elif class_names is not None:
             classes = _match_class_names(labels, classes, list(class_names), notes)
     return MultiViewDataset(
         views=out,
@@ -364,7 +373,7 @@ def assemble_dataset(
         name=name,
         source=source,
         warnings=notes,
-        meta={"dtypes": dtypes, "label_variable": label_where.removeprefix("from ")},
+        meta={"dtypes": dtypes, "label_variable": label_variable},
     )
 
 
