@@ -28,12 +28,14 @@ def parse_missing(items: list[str] | str | None, view_names: list[str]) -> dict[
         policy = policy.strip()
         if policy not in MISSING_POLICIES:
             raise DataError(
-                f"--missing: {policy!r} is not one of {', '.join(MISSING_POLICIES)} "
+                f"--missing-values: {policy!r} is not one of {', '.join(MISSING_POLICIES)} "
                 f"(give POLICY or VIEW=POLICY)"
             )
         key = name.strip() if sep else "*"
         if key != "*" and key not in view_names:
-            raise DataError(f"--missing: no view named {key!r} (views: {', '.join(view_names)})")
+            raise DataError(
+                f"--missing-values: no view named {key!r} (views: {', '.join(view_names)})"
+            )
         policies[key] = policy
     return policies
 
@@ -68,11 +70,13 @@ def apply_missing(
     what = f"view {view!r}: {cells} missing cell(s) in {n_rows} sample(s)"
     if policy == "drop":
         drop = rows
-        notes.append(f"{what}: those samples dropped (--missing {view}=drop)")
+        notes.append(f"{what}: those samples dropped (--missing-values {view}=drop)")
     elif policy == "missing-view":
         observed &= ~rows
         out[rows] = 0.0
-        notes.append(f"{what}: this view marked missing for them (--missing {view}=missing-view)")
+        notes.append(
+            f"{what}: this view marked missing for them (--missing-values {view}=missing-view)"
+        )
     else:
         observed &= ~empty
         out[empty] = 0.0

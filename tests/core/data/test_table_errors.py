@@ -117,3 +117,14 @@ def test_a_malformed_description_is_still_named(tmp_path):
     path.write_text(json.dumps({"format": "mvc-studio-tables", "views": [{"nome": "x"}]}))
     with pytest.raises(DataError, match=r"mine.json: table data description: bad or missing"):
         load_isolated(path)
+
+
+def test_missing_value_policies_are_named_by_their_flag(tmp_path):
+    """``--missing`` is the robustness experiment's flag; the tables' is ``--missing-values``."""
+    _write_view(tmp_path / "rna.csv", {(2, 1): ""})
+    with pytest.raises(DataError, match=r"^--missing-values: 'often' is not one of mean"):
+        load_spec(_spec(tmp_path, missing=["often"]))
+    with pytest.raises(DataError, match=r"^--missing-values: no view named 'dna'"):
+        load_spec(_spec(tmp_path, missing=["dna=drop"]))
+    ds = load_spec(_spec(tmp_path, missing=["rna=drop"]))
+    assert any("(--missing-values rna=drop)" in w for w in ds.warnings)
