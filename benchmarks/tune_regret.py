@@ -4,7 +4,7 @@
         [--files A.mat,B.mat] [--seeds 0,1]
 
 For every method and labelled shared file it runs the method's default tune grid
-(core.experiments.tune.TUNE_GRIDS) over the seeds with the true class count, and reports
+(each method class's `tune_grid`) over the seeds with the true class count, and reports
 for each label-free criterion (stability across seeds, silhouette, their combined rank) the
 regret: ACC of the best cell by labels minus ACC of the cell the criterion picks. One sweep
 serves all criteria. Runs can be done in parts: rows accumulate in a JSON cache beside the
@@ -59,7 +59,7 @@ def table(rows: list[dict], command: str) -> str:
         f"load {os.getloadavg()[0]:.1f}. Files above {MAX_N} samples skipped.",
         "",
         "Regret = ACC of the best grid cell by labels - ACC of the cell picked without labels "
-        "(cell ACC = mean over the seeds). Grids: `core.experiments.tune.TUNE_GRIDS`.",
+        "(cell ACC = mean over the seeds). Grids: each method class's `tune_grid`.",
         "",
         "| method | median regret: " + " | ".join(CRITERIA) + " | files |",
         "|---|" + "---|" * (len(CRITERIA) + 1),

@@ -20,32 +20,11 @@ from core.experiments.parallel import CancelFlag
 from core.experiments.plan import finite
 from core.experiments.sweep import GridAxis, Sweep, format_value, run_sweep
 from core.methods import REGISTRY
-from core.methods.params import ParamError
+from core.methods.params import ParamError, Relative
 
-__all__ = ["CRITERIA", "TUNE_GRIDS", "Relative", "TuneResult", "pick", "tune", "tune_axes"]
+__all__ = ["CRITERIA", "TuneResult", "pick", "tune", "tune_axes"]
 
 CRITERIA = ("stability", "silhouette", "combined")
-
-
-class Relative(tuple):
-    """Grid values given as multiples of the parameter's automatic value on the data at hand
-    (a fixed grid misses a parameter whose automatic value scales with the data: ALPC's λ1
-    is 3.16·Σ‖X_v‖²/Σd_v, from below 1 to above 1e7 on the shared files). ALPC's grid spans
-    x0.1..x10: a wider x0.01..x100 reached better cells on some files but the label-free
-    criteria then picked degenerate extreme-λ1 cells (BBCSport regret 0.45, NGs 0.47;
-    docs/benchmarks/tune_regret.md)."""
-
-
-#: the main parameters of each method and the values tried (a few cells: the machine is small)
-TUNE_GRIDS: dict[str, dict[str, tuple[Any, ...]]] = {
-    "fmdc": {"n_anchors": (64, 128, 256, 512), "n_neighbors": (5, 15)},
-    "alpc": {"lambda1": Relative((0.1, 0.3, 1.0, 3.0, 10.0)), "lambda2": (0.1, 1.0)},
-    "dtll": {"lam": (0.3, 3.0, 30.0), "n_neighbors": (5, 10)},
-    "mvsc-hfd": {"depth": (3, 5, 7)},
-    "rg-mvc": {"kernel": ("gaussian", "cosine"), "bandwidth": (0.5, 1.0, 2.0)},
-    "anchor-sc": {"n_anchors": (64, 128, 256), "n_neighbors": (5, 15)},
-    "kmeans-concat": {"n_init": (1, 10)},
-}
 
 
 def _automatic_value(
@@ -71,7 +50,7 @@ def tune_axes(
     :class:`Relative` values multiplied by the automatic value on ``views``)."""
     if method not in REGISTRY:
         raise ParamError(f"unknown method {method!r}; choose one of {', '.join(REGISTRY)}")
-    grid = TUNE_GRIDS.get(method)
+    grid = REGISTRY[method].tune_grid
     if not grid:
         raise ParamError(f"no suggestion grid for {method!r}: give one with --grid")
     axes = []

@@ -124,6 +124,15 @@ class BaseSolver(ClusterMixin, BaseEstimator):
     supports_incomplete: ClassVar[bool] = False
     #: fitted attributes of this method beyond the common ones: name -> "type: meaning"
     own_attributes: ClassVar[dict[str, str]] = {}
+    #: True when every pass over the data goes through ``core.numerics.streaming`` (anchors,
+    #: anchor graph), so the views may be row-block sources read from disk (out-of-core)
+    streams: ClassVar[bool] = False
+    #: the grid ``mvc tune`` and Suggest parameters try: parameter -> values (a few cells: the
+    #: machine is small); ``Relative`` values are multiples of the automatic value on the data
+    tune_grid: ClassVar[Mapping[str, tuple[Any, ...]]] = {}
+    #: the window's panels this method has nothing for (``weights``, ``anchor_graph``,
+    #: ``convergence``) and why, in words: the panel shows the sentence, never an empty axis
+    panel_notes: ClassVar[Mapping[str, str]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -276,8 +285,8 @@ class BaseSolver(ClusterMixin, BaseEstimator):
         self._set_fitted(result, rep)
         self.n_clusters_ = int(estimate.k) if estimate else int(self.n_clusters)
         self.n_clusters_estimate_ = estimate.to_dict() if estimate else None
-        if mask is None:  # new samples are assigned through an anchor graph (``predict``)
-            self.assigner_ = prediction_reference(self, xs)
+        # new samples are assigned through an anchor graph (``predict``)
+        self.assigner_ = prediction_reference(self, xs, mask)
         yield IterationState(
             stage="done",
             iteration=result.n_iter,
@@ -317,22 +326,19 @@ class BaseSolver(ClusterMixin, BaseEstimator):
             pass
         return self
 
-    def predict(self, views: Sequence[object]) -> np.ndarray:
+    def predict(self, views: Sequence[object], observed: np.ndarray | None = None) -> np.ndarray:
         """Clusters of new samples (views preprocessed like the fitted ones), through the
         fitted anchor graph: see :func:`core.methods.prediction.prediction_reference` for what
-        each method uses."""
+        each method uses. ``observed``: which new sample has which view (None: all)."""
         assigner = getattr(self, "assigner_", None)
         if assigner is None:
-            raise DataError(
-                f"{type(self).__name__} is not fitted (or was fitted on incomplete views): "
-                "fit it before predicting"
-            )
+            raise DataError(f"{type(self).__name__} is not fitted: fit it before predicting")
         xs = check_views(views)
         if len(xs) != len(self.n_features_in_):
             raise DataError(
                 f"the new data has {len(xs)} views; the run used {len(self.n_features_in_)}"
             )
-        return assigner.predict(xs)
+        return assigner.predict(xs, observed)
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> BaseSolver:

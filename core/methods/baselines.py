@@ -22,9 +22,8 @@ from core.methods.base import (
     seed_streams,
     sklearn_seed,
 )
-from core.methods.fmdc.solver import effective_anchor_count
 from core.methods.params import Param, ParamError, ParamSpec
-from core.numerics.anchors import bkhk_steps
+from core.numerics.anchors import bkhk_steps, effective_anchor_count
 from core.numerics.graphs import normalize_anchor_graph, pkn_anchor_graph_steps
 from core.numerics.kmeans import kmeans_labels
 from core.numerics.row_space import lift_all, tolerance_scale
@@ -39,6 +38,12 @@ class KMeansConcat(BaseSolver):
     """k-means (k-means++, best of ``n_init``) on the horizontally concatenated views."""
 
     name = "kmeans-concat"
+    tune_grid: ClassVar[dict[str, tuple]] = {"n_init": (1, 10)}
+    panel_notes: ClassVar[dict[str, str]] = {
+        "weights": "k-means on the concatenated views learns no view weights: every feature "
+        "counts alike.",
+        "anchor_graph": "k-means on the concatenated views builds no anchor graph.",
+    }
     title = "Baseline: k-means on concatenated views"
     summary = (
         "Glues all views side by side and runs ordinary k-means. Views with more features or "
@@ -117,6 +122,13 @@ class AnchorSpectralSingleView(BaseSolver):
     vectors of Ẑ, k-means on the row-normalised embedding."""
 
     name = "anchor-sc"
+    tune_grid: ClassVar[dict[str, tuple]] = {"n_anchors": (64, 128, 256), "n_neighbors": (5, 15)}
+    panel_notes: ClassVar[dict[str, str]] = {
+        "weights": "Anchor spectral clustering uses one view (its 'view' parameter): there are "
+        "no view weights to learn.",
+        "convergence": "Anchor spectral clustering is not iterative: one spectral embedding, "
+        "then k-means; there is no objective curve.",
+    }
     title = "Baseline: single-view anchor spectral clustering"
     summary = (
         "Clusters one view on its own with the same anchor graph FMDC uses, then spectral "

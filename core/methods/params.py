@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any
 
-__all__ = ["Param", "ParamError", "ParamSpec"]
+__all__ = ["COMMAND_FLAGS", "Param", "ParamError", "ParamSpec", "Relative", "cli_flag"]
 
 
 class ParamError(ValueError):
@@ -174,3 +174,31 @@ class ParamSpec:
         merged = dict(self._params)
         merged.update(other._params)
         return ParamSpec(*merged.values())
+
+
+class Relative(tuple):
+    """Tuning grid values given as multiples of the parameter's automatic value on the data at
+    hand (a fixed grid misses a parameter whose automatic value scales with the data: ALPC's
+    λ1 is 3.16·Σ‖X_v‖²/Σd_v, from below 1 to above 1e7 on the shared files)."""
+
+
+#: the ``mvc`` command's own flags (data, outputs, experiments): a method parameter of the same
+#: name is given as ``--param-<name>`` instead, so the two namespaces never collide (anchor-sc's
+#: ``view`` against the data flag ``--view NAME=PATH``). ``tests/core/cli`` checks that this
+#: covers every flag the parsers define.
+COMMAND_FLAGS = frozenset(
+    """--align --criterion --demo --fraction --grid --help --html --id-column --isolate
+    --json --label-column --levels --meta --method --methods --missing-values --n-jobs
+    --no-isolate --no-stream --noise-scale --noisy-views --out --preprocess --profile --quiet
+    --report --run --seeds --stream --stream-above --view --views --write-back""".split()
+)
+
+_ALIASES = {"random_state": "--seed"}
+
+
+def cli_flag(name: str) -> str:
+    """The ``mvc`` flag of the method parameter ``name`` (``--seed`` for the seed)."""
+    if name in _ALIASES:
+        return _ALIASES[name]
+    flag = "--" + name.replace("_", "-")
+    return "--param-" + flag[2:] if flag in COMMAND_FLAGS else flag

@@ -22,7 +22,9 @@ REFERENCE_PER_CLUSTER = 200
 CHECK_SAMPLES = 500
 
 
-def prediction_reference(solver: Any, views: list[View]) -> AnchorAssigner:
+def prediction_reference(
+    solver: Any, views: list[View], observed: np.ndarray | None = None
+) -> AnchorAssigner:
     """The reference points ``predict`` ties new samples to, from a fitted solver.
 
     Candidates: (a) the method's anchors when they are points of the feature space, one
@@ -34,6 +36,9 @@ def prediction_reference(solver: Any, views: list[View]) -> AnchorAssigner:
     on fitted samples outside the reference wins (ALPC's anchors are an orthonormal basis,
     not data points, so (b) wins there). Views count by the run's view weights when it
     learned them, else equally.
+
+    With ``observed`` (incomplete views) each view's reference is (b) drawn from the samples
+    that have that view: a new sample then votes through the views it has.
     """
     labels, c = solver.labels_, int(solver.n_clusters_)
     dims = [x.shape[1] for x in views]
@@ -43,6 +48,8 @@ def prediction_reference(solver: Any, views: list[View]) -> AnchorAssigner:
     # at most half of an average cluster, so that fitted samples outside the reference
     # remain to compare the candidates on
     per = min(REFERENCE_PER_CLUSTER, max(5, labels.size // (2 * c)))
+    if observed is not None:
+        return _observed_reference(views, labels, c, weights, observed, per, rng)
     rows = sample_reference(labels, per, rng)
     idx = list(range(len(views)))
     candidates = [
@@ -70,6 +77,29 @@ def prediction_reference(solver: Any, views: list[View]) -> AnchorAssigner:
     best = candidates[int(np.argmax(agree))]
     best.source += f" (reproduces {max(agree):.1%} of the run's labels)"
     return best
+
+
+def _observed_reference(
+    views: list[View],
+    labels: np.ndarray,
+    c: int,
+    weights: np.ndarray | None,
+    observed: np.ndarray,
+    per: int,
+    rng: np.random.Generator,
+) -> AnchorAssigner:
+    """Per view, up to ``per`` fitted samples per cluster among those that have the view."""
+    refs, labs = [], []
+    for v, x in enumerate(views):
+        have = np.flatnonzero(observed[:, v])
+        rows = have[sample_reference(labels[have], per, rng)]
+        refs.append(x[rows])
+        labs.append(labels[rows])
+    idx = list(range(len(views)))
+    return AnchorAssigner(
+        refs, labs, idx, _view_shares(weights, idx), c,
+        source=f"up to {per} fitted samples per cluster and view, among those with the view",
+    )  # fmt: skip
 
 
 def _own_anchors(solver: Any, views: list[View]) -> AnchorAssigner | None:

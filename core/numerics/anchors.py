@@ -25,7 +25,25 @@ from core.numerics.jit.graph import (
 )
 from core.numerics.threads import blas_single, blas_threads
 
-__all__ = ["bkhk_steps", "group_means", "kmeanspp_seeds", "pca_sketch", "two_seeds"]
+__all__ = [
+    "bkhk_steps",
+    "effective_anchor_count",
+    "group_means",
+    "kmeanspp_seeds",
+    "pca_sketch",
+    "two_seeds",
+]
+
+
+def effective_anchor_count(requested: int | None, n: int, c: int = 2) -> int:
+    """m = 2^p: the requested count snapped to the nearest power of 2, at most n/2.
+
+    None: the paper's rule (128 below 5000 samples, else 1024) raised to 8 anchors per
+    cluster, so that many small clusters still own several anchors each (docs/defaults.md).
+    """
+    m = max(128 if n < 5000 else 1024, 8 * c) if requested is None else requested
+    p = int(np.clip(round(np.log2(max(m, 2))), 1, np.floor(np.log2(max(n // 2, 2)))))
+    return 2**p
 
 
 def _dot(x: View, rows: np.ndarray, w: np.ndarray) -> np.ndarray:

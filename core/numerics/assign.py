@@ -67,14 +67,17 @@ class AnchorAssigner:
     n_neighbors: int = 10
     source: str = ""
 
-    def scores(self, new_views: Sequence[View]) -> np.ndarray:
-        """(n, c) cluster scores of new samples (rows sum to the total view weight)."""
+    def scores(self, new_views: Sequence[View], observed: np.ndarray | None = None) -> np.ndarray:
+        """(n, c) cluster scores of new samples (rows sum to the weight of their views).
+
+        ``observed`` (n x V, the new data's): a sample votes only through the views it has."""
         n = new_views[0].shape[0]
         out = np.zeros((n, self.n_clusters))
         for a, lab, v, w in zip(
             self.anchors, self.anchor_labels, self.views, self.weights, strict=True
         ):
             x = new_views[v]
+            rows = None if observed is None or observed[:, v].all() else observed[:, v]
             if x.shape[1] != a.shape[1]:
                 raise DataError(
                     f"view {v + 1} of the new data has {x.shape[1]} features; the run was "
@@ -85,17 +88,30 @@ class AnchorAssigner:
             if ref.shape[0] == 0:  # no reference point of this view belongs to a cluster
                 continue
             k = int(min(self.n_neighbors, ref.shape[0] - 1))
+            if rows is not None:
+                x = x[np.flatnonzero(rows)]
             z = pkn_anchor_graph(x, ref.toarray() if sp.issparse(ref) else ref, max(k, 1))
             onehot = sp.csr_matrix(
                 (np.ones(int(keep.sum())), (np.arange(int(keep.sum())), lab[keep])),
                 shape=(int(keep.sum()), self.n_clusters),
             )
-            out += w * np.asarray((z @ onehot).todense())
+            votes = w * np.asarray((z @ onehot).todense())
+            if rows is None:
+                out += votes
+            else:
+                out[rows] += votes
         return out
 
-    def predict(self, new_views: Sequence[View]) -> np.ndarray:
-        """(n,) cluster of each new sample."""
-        return self.scores(new_views).argmax(axis=1).astype(np.int64)
+    def predict(self, new_views: Sequence[View], observed: np.ndarray | None = None) -> np.ndarray:
+        """(n,) cluster of each new sample (``observed``: see :meth:`scores`)."""
+        if observed is not None:
+            lost = ~observed[:, sorted(set(self.views))].any(axis=1)
+            if lost.any():
+                raise DataError(
+                    f"{int(lost.sum())} new sample(s) have none of the views the run's "
+                    "reference points belong to: they cannot be assigned"
+                )
+        return self.scores(new_views, observed).argmax(axis=1).astype(np.int64)
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         """Flat arrays for an .npz (dense anchors; the reference sets are small)."""

@@ -22,7 +22,7 @@ from core.methods.base import (
     register,
     seed_streams,
 )
-from core.methods.params import Param, ParamError, ParamSpec
+from core.methods.params import Param, ParamError, ParamSpec, Relative
 from core.numerics.kmeans import kmeans_steps, restart_size
 from core.numerics.landmark_spectral import (
     LANDMARK_NEIGHBORS,
@@ -84,6 +84,13 @@ class ALPC(BaseSolver):
     """
 
     name = "alpc"
+    # x0.1..x10 of the automatic λ1: a wider x0.01..x100 reached better cells on some files,
+    # but the label-free criteria then picked degenerate extreme-λ1 cells (BBCSport regret
+    # 0.45, NGs 0.47; docs/benchmarks/tune_regret.md)
+    tune_grid: ClassVar[dict[str, tuple]] = {
+        "lambda1": Relative((0.1, 0.3, 1.0, 3.0, 10.0)),
+        "lambda2": (0.1, 1.0),
+    }
     supports_incomplete = True
     title = "ALPC: anchor learning with potential cluster constraints"
     summary = (

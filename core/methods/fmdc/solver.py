@@ -33,6 +33,7 @@ from core.methods.fmdc.updates import (
     view_terms,
 )
 from core.methods.params import Param, ParamError, ParamSpec
+from core.numerics.anchors import effective_anchor_count
 from core.numerics.graphs import normalize_anchor_graph
 from core.numerics.kmeans import kmeans_labels
 from core.numerics.row_space import lift_all
@@ -48,17 +49,6 @@ __all__ = ["FMDC", "auto_neighbor_count", "effective_anchor_count"]
 # (100 classes of 16: 5 neighbours 0.75, 12 neighbours 0.82 against k-means 0.81).
 MIN_AUTO_NEIGHBORS = 12
 MAX_AUTO_NEIGHBORS = 15  # the paper's value
-
-
-def effective_anchor_count(requested: int | None, n: int, c: int = 2) -> int:
-    """m = 2^p: the requested count snapped to the nearest power of 2, at most n/2.
-
-    None: the paper's rule (128 below 5000 samples, else 1024) raised to 8 anchors per
-    cluster, so that many small clusters still own several anchors each (docs/defaults.md).
-    """
-    m = max(128 if n < 5000 else 1024, 8 * c) if requested is None else requested
-    p = int(np.clip(round(np.log2(max(m, 2))), 1, np.floor(np.log2(max(n // 2, 2)))))
-    return 2**p
 
 
 def auto_neighbor_count(m: int, c: int) -> int:
@@ -83,6 +73,11 @@ class FMDC(BaseSolver):
     """
 
     name = "fmdc"
+    streams = True
+    tune_grid: ClassVar[dict[str, tuple]] = {
+        "n_anchors": (64, 128, 256, 512),
+        "n_neighbors": (5, 15),
+    }
     title = "FMDC: fast multi-view discrete clustering"
     summary = (
         "Builds one set of anchors for all views by balanced hierarchical 2-means, connects "

@@ -66,6 +66,7 @@ class MVSCHFD(BaseSolver):
     """
 
     name = "mvsc-hfd"
+    tune_grid: ClassVar[dict[str, tuple]] = {"depth": (3, 5, 7)}
     supports_incomplete = True
     title = "MVSC-HFD: multi-view subspace clustering with hierarchical feature descent"
     summary = (

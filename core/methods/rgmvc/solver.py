@@ -77,6 +77,14 @@ class RGMVC(BaseSolver):
     """
 
     name = "rg-mvc"
+    tune_grid: ClassVar[dict[str, tuple]] = {
+        "kernel": ("gaussian", "cosine"),
+        "bandwidth": (0.5, 1.0, 2.0),
+    }
+    panel_notes: ClassVar[dict[str, str]] = {
+        "anchor_graph": "RG-MVC works on sparse per-view sample graphs: it has no anchors, "
+        "so there is no anchor graph to show.",
+    }
     title = "RG-MVC: robust graph-based multi-view clustering"
     summary = (
         "Builds one kernel (similarity) matrix per view and learns a consensus graph together "
