@@ -10,7 +10,7 @@ parameters and the method's usual preprocessing, ACC of
 (b) zero-filling (missing rows set to 0 in the raw features, then preprocessing),
 (c) mean-imputing (missing rows set to the view's mean over its observed samples, then
 preprocessing). (a) gets each view preprocessed on the samples that have it
-(core.data.missing.preprocess_observed, as ``mvc run`` and the app do); its missing rows are
+(core.data.preprocessing.transform_views, as ``mvc run`` and the app do); its missing rows are
 zero and never read. The peer is k-means on the concatenated mean-imputed views.
 Methods without incomplete support get (b) and (c) only. Also BDGP_fea.mat as the
 incomplete data it is (its indicator). Writes docs/benchmarks/incomplete.md.
@@ -29,8 +29,7 @@ import numpy as np
 from _common import DOCS, datasets_dir, git_rev, machine
 from core.data.atomic import atomic_write
 from core.data.io import load_dataset
-from core.data.missing import preprocess_observed
-from core.data.preprocessing import preprocess
+from core.data.preprocessing import preprocess, transform_views
 from core.experiments.amputation import amputation_mask, fill_missing
 from core.methods import REGISTRY
 from core.numerics.metrics import accuracy
@@ -65,7 +64,7 @@ def arms(method: str, ds, rate: float, seed: int) -> dict[str, float]:
     if method == PEER:
         return {"c": run_one(method, mean, ds.labels, c, seed)}
     if REGISTRY[method].supports_incomplete:
-        own, _ = preprocess_observed(ds.views, prep, observed=mask)
+        own, _ = transform_views(ds.views, prep, observed=mask)
         out["a"] = run_one(method, own, ds.labels, c, seed, observed=mask)
     out["b"] = run_one(method, zero, ds.labels, c, seed)
     out["c"] = run_one(method, mean, ds.labels, c, seed)
@@ -90,7 +89,7 @@ def bdgp(methods: list[str], seeds: list[int]) -> list[str]:
             continue
         prep = PREP.get(method, "auto")
         mask = ds.observed
-        own, _ = preprocess_observed(ds.views, prep, observed=mask)
+        own, _ = transform_views(ds.views, prep, observed=mask)
         raw, _ = preprocess(ds.views, prep)
         a = [run_one(method, own, ds.labels, ds.n_classes, s, observed=mask) for s in seeds]
         b = [run_one(method, raw, ds.labels, ds.n_classes, s) for s in seeds]

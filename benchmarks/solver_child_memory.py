@@ -2,7 +2,7 @@
 
 The app maps a large uncompressed ``.npz`` in place (``core.data.mapped.open_mapped``) and
 hands the solver child the maps; the child preprocesses the views
-(``mvc_gui.model.data_session.preprocess_views``) and runs the solver. This script does the
+(``core.data.prepare.prepare_views``) and runs the solver. This script does the
 same in a fresh process and samples, every 50 ms, its anonymous (private) resident memory
 (``RssAnon``: what the child holds of its own, the mapped file's pages excluded; they are
 the page cache, shared with the window and the other children) and its whole RSS.
@@ -60,9 +60,8 @@ def child(path: str, method: str, seed: int, copy_above: float | None, mode: str
 
     import core.methods
     from core.data.mapped import open_mapped
-    from core.data.preprocess_stats import fit_stats
+    from core.data.prepare import prepare_views
     from core.numerics.metrics import accuracy
-    from mvc_gui.model.data_session import preprocess_views
 
     ds = open_mapped(path)
     raw = list(ds.views)
@@ -80,23 +79,16 @@ def child(path: str, method: str, seed: int, copy_above: float | None, mode: str
     t0, cpu0 = time.perf_counter(), _cpu()
     cls = core.methods.REGISTRY[method]
     solver = cls.from_params({"n_clusters": ds.n_classes or 10, "random_state": seed})
-    from core.cli.stream import STREAMING_METHODS
-
-    blocks = method in STREAMING_METHODS
+    blocks = cls.streams
     args = (raw, ["auto"] * ds.n_views, cls.auto_preprocessing, None)
-    # as mvc_gui.run.solver_process.serve calls it; older checkouts: what they took
-    for kwargs in ({"row_blocks": blocks, "spill": True}, {"row_blocks": blocks}, {}):
-        try:
-            views, chosen = preprocess_views(*args, **kwargs)
-            break
-        except TypeError:
-            continue
+    # as mvc_gui.run.solver_process.serve calls it
+    views, fitted = prepare_views(*args, row_blocks=blocks, spill=True)
+    chosen = [t.label for t in fitted]
     t_prep = time.perf_counter() - t0
     after_prep = _status()["RssAnon"]
     for state in solver.iterate(views, None):
         if state.final:
             break
-    stats = [fit_stats(x, c) for x, c in zip(ds.views, chosen, strict=True)]  # the prediction
     done.set()
     s = _status()
     labels = np.asarray(solver.labels_)
@@ -107,7 +99,7 @@ def child(path: str, method: str, seed: int, copy_above: float | None, mode: str
         "anon_after_preprocessing_gb": round(after_prep / 2**30, 2),
         "peak_rss_gb": round(s["VmHWM"] / 2**30, 2),
         "views": sorted({type(v).__name__ for v in views}),
-        "preprocessing": chosen, "n_stats": len(stats),
+        "preprocessing": chosen,
         "acc": None if ds.labels is None else round(accuracy(ds.labels, labels), 4),
         "stages_s": {k: round(v, 1) for k, v in (getattr(solver, "stage_times_", {})).items()},
     }))  # fmt: skip

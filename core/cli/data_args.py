@@ -1,20 +1,31 @@
-"""The data flags shared by ``run``, ``sweep`` and ``robustness``: FILE or --demo, --views and
---preprocess, the table flags (--view NAME=PATH, --meta, --id-column, --label-column,
---missing-values, --align; also on ``info``), and loading what they name."""
+"""The data flags shared by ``run``, ``predict``, ``tune``, ``sweep`` and ``robustness``: FILE
+or --demo, --views and --preprocess, the table flags (--view NAME=PATH, --meta, --id-column,
+--label-column, --missing-values, --align; also on ``info``), and opening what they name
+through ``core.data.open.open_dataset`` (every command the same way)."""
 
 from __future__ import annotations
 
 import argparse
-import tempfile
-from dataclasses import replace
-from pathlib import Path
 
 from core.data.dataset import DataError, MultiViewDataset
 from core.data.io.aligned import ALIGN_MODES, DataSpec, ViewSource
 from core.data.io.missing import DEFAULT_MISSING, MISSING_POLICIES
-from core.data.preprocessing import PREPROCESSORS
+from core.data.open import DataSource, OpenPolicy, open_dataset
+from core.data.prepare import prepare_views
+from core.data.preprocessing import PREPROCESSORS, ViewTransform
+from core.methods import REGISTRY
 
-__all__ = ["add_data_args", "add_table_args", "load_data", "select_views", "table_spec"]
+__all__ = [
+    "add_data_args",
+    "add_table_args",
+    "data_source",
+    "load_data",
+    "open_policy",
+    "prepare",
+    "select_views",
+    "table_spec",
+    "view_numbers",
+]
 
 
 def table_spec(args: argparse.Namespace) -> DataSpec | None:
@@ -26,8 +37,6 @@ def table_spec(args: argparse.Namespace) -> DataSpec | None:
                 name = "--" + flag.replace("_", "-")
                 raise DataError(f"{name} goes with --view NAME=PATH (one per view file)")
         return None
-    if getattr(args, "file", None):
-        raise DataError(f"give either a data file ({args.file}) or --view files, not both")
     return DataSpec(
         views=[ViewSource.parse(v) for v in views],
         meta=args.meta,
@@ -38,66 +47,67 @@ def table_spec(args: argparse.Namespace) -> DataSpec | None:
     )
 
 
-def load_data(args: argparse.Namespace) -> MultiViewDataset:
-    if getattr(args, "demo", None):
-        from core.data.demo import load_demo
-
-        return load_demo(args.demo)
-    spec = table_spec(args)
-    if spec is None and not args.file:
-        raise DataError("give a data file, or --demo for the embedded handwritten digits")
-    if _should_isolate(getattr(args, "isolate", False), args.file, spec):
-        from core.data.isolated_load import load_isolated
-
-        if spec is None:
-            ds = load_isolated(args.file)
-        else:  # the child reads a description file naming the tables
-            with tempfile.TemporaryDirectory(prefix="mvc-spec-") as tmp:
-                for v in spec.views:
-                    v.path = str(Path(v.path).resolve())
-                spec.meta = spec.meta and str(Path(spec.meta).resolve())
-                path = Path(tmp) / "tables.json"
-                path.write_text(spec.to_json(), encoding="utf-8")
-                ds = replace(load_isolated(path), source=", ".join(v.path for v in spec.views))
-    else:
-        from core.data.io import load_dataset, load_spec
-
-        ds = load_dataset(args.file) if spec is None else load_spec(spec)
-    label = getattr(args, "label_column", None)
-    if spec is None and label:
-        ds = ds.with_reference_labels(label)
-    return ds
+def data_source(args: argparse.Namespace) -> DataSource:
+    """What the data flags name: FILE, --view tables or --demo (and --label-column)."""
+    return DataSource(
+        file=getattr(args, "file", None),
+        tables=table_spec(args),
+        demo=getattr(args, "demo", None),
+        label_column=getattr(args, "label_column", None),
+    )
 
 
-def _should_isolate(choice: bool | None, file: str | None, spec: object) -> bool:
-    """None (run/sweep/robustness by default): isolate HDF5 files (MATLAB v7.3, .h5ad,
-    .h5mu). Their reader is C code we cannot check ahead, and damaged ones were seen to loop
-    inside libhdf5 (docs/benchmarks/fuzz_loaders.md); a child with a time limit ends that.
-    MATLAB v5 elements are checked before scipy reads them, so those stay in process (no
-    child start, no copy of the data through a store)."""
-    if choice is not None:
-        return choice
-    paths = [file] if spec is None else [v.path.split("#")[0] for v in spec.views]
-    from core.data.io.matlab import is_hdf5
+def open_policy(args: argparse.Namespace, method: type | None = None) -> OpenPolicy:
+    """How the flags say to open it (--isolate, --stream, --stream-above) for ``method``."""
+    above = getattr(args, "stream_above", None)
+    return OpenPolicy(
+        isolate=getattr(args, "isolate", None),
+        stream=getattr(args, "stream", "off"),
+        stream_above=None if above is None else int(above * 2**30),
+        streams=None if method is None else bool(method.streams),
+        method_name=getattr(method, "name", ""),
+        streaming_methods=tuple(name for name, cls in REGISTRY.items() if cls.streams),
+    )
 
-    return any(p and Path(p).is_file() and is_hdf5(Path(p)) for p in paths)
+
+def load_data(args: argparse.Namespace, method: type | None = None) -> MultiViewDataset:
+    """The dataset the data flags name, opened by the one road (``core.data.open``)."""
+    return open_dataset(data_source(args), open_policy(args, method))
 
 
-def select_views(ds: MultiViewDataset, text: str | None) -> MultiViewDataset:
+def prepare(
+    ds: MultiViewDataset, text: str, method: type
+) -> tuple[list[object], list[ViewTransform]]:
+    """The views as ``method`` reads them after ``--preprocess`` (``auto``: the method's own
+    rule; each view's statistics from the samples that have it)."""
+    choice = text.split(",") if "," in text else text
+    return prepare_views(
+        ds.views, choice, method.auto_preprocessing, ds.observed, row_blocks=method.streams
+    )
+
+
+def view_numbers(ds: MultiViewDataset, text: str | None) -> list[int]:
+    """The 0-based views ``--views`` names (all without it), checked against ``ds``."""
     if not text:
-        return ds
+        return list(range(ds.n_views))
     try:
         idx = [int(t) - 1 for t in text.split(",")]
     except ValueError as exc:
         raise DataError(f"--views takes 1-based view numbers like 1,3; got {text!r}") from exc
     bad = [i + 1 for i in idx if not 0 <= i < ds.n_views]
     if bad:
-        raise DataError(f"--views: no view {bad[0]} (the file has {ds.n_views} views)")
-    return ds.select_views(idx)
+        raise DataError(f"--views: no view {bad[0]} (the data has {ds.n_views} views)")
+    return idx
 
 
-def add_data_args(p: argparse.ArgumentParser) -> None:
-    """FILE or --demo, --views and --preprocess (shared by run, sweep and robustness)."""
+def select_views(ds: MultiViewDataset, text: str | None) -> MultiViewDataset:
+    return ds if not text else ds.select_views(view_numbers(ds, text))
+
+
+def add_data_args(p: argparse.ArgumentParser, preprocess: bool = True) -> None:
+    """FILE or --demo, the table and isolation flags and (``preprocess``: not for predict,
+    whose run record says which views and preprocessing) --views and --preprocess: shared by
+    run, predict, tune, sweep and robustness."""
     p.add_argument("file", nargs="?")
     p.add_argument(
         "--demo",
@@ -106,7 +116,8 @@ def add_data_args(p: argparse.ArgumentParser) -> None:
         default=None,
         help="use an embedded demo dataset instead of a file",
     )
-    p.add_argument("--views", help="1-based views to use, e.g. 1,3 (default: all)")
+    if preprocess:
+        p.add_argument("--views", help="1-based views to use, e.g. 1,3 (default: all)")
     add_table_args(p)
     isolate = p.add_mutually_exclusive_group()
     isolate.add_argument(
@@ -125,6 +136,8 @@ def add_data_args(p: argparse.ArgumentParser) -> None:
         const=False,
         help="read every file in this process",
     )
+    if not preprocess:
+        return
     p.add_argument(
         "--preprocess",
         default="auto",

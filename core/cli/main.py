@@ -18,22 +18,28 @@ from typing import TextIO
 
 import numpy as np
 
-from core.cli.data_args import add_data_args, add_table_args, load_data, select_views
+from core.cli.data_args import (
+    add_data_args,
+    add_table_args,
+    load_data,
+    prepare,
+    select_views,
+    view_numbers,
+)
 from core.cli.experiments import add_experiment_parsers, run_experiment
 from core.cli.params import add_param_flags, collect_params
 from core.cli.predict import add_predict_parser, cmd_predict
-from core.cli.stream import add_stream_args, stream_plan
+from core.cli.stream import add_stream_args
 from core.cli.tune import add_tune_parser, cmd_tune
+from core.data.atomic import check_writable
 from core.data.dataset import DataError, MultiViewDataset
-from core.data.missing import preprocess_observed
 from core.data.preprocessing import AUTO_RULES
 from core.methods import REGISTRY
 from core.methods.base import IterationState, normalized_weights
 from core.methods.params import ParamError
-from core.records.prediction_file import PredictionModel, write_prediction
 from core.records.profiles_table import profile_rows, profiles_html, write_profiles_csv
-from core.records.report import check_report_path, write_report
-from core.records.runs import RunResult, write_labels_csv, write_run_json
+from core.records.report import write_report
+from core.records.runs import RunResult, write_labels_csv, write_run
 
 EXIT_USAGE = 2
 
@@ -127,13 +133,7 @@ def _print_alignment(ds: MultiViewDataset, s: dict, out: TextIO) -> None:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    reason = stream_plan(args, None)  # too big for memory: the summary from one pass per view
-    if reason:
-        from core.data.streamed import open_streamed, with_note
-
-        ds = with_note(open_streamed(args.file), reason)
-    else:
-        ds = load_data(args)
+    ds = load_data(args)  # too big for memory: streamed, the summary from one pass per view
     if args.json:
         sys.stdout.write(json.dumps(ds.summary(), indent=2, default=str) + "\n")
     else:
@@ -155,25 +155,15 @@ def cmd_methods(args: argparse.Namespace) -> int:
 
 def cmd_run(full: argparse.Namespace) -> int:
     cls = REGISTRY[full.method]
-    if full.html:
-        check_report_path(full.html)  # refuse a bad path before a long run, not after
-    if full.write_back and full.write_back in (full.file, getattr(full, "meta", None)):
-        raise DataError(f"--write-back {full.write_back}: choose a new file, not the input")
-    stream = stream_plan(full, full.method)  # why the views are read in row blocks, or None
-    if stream:
-        from core.data.streamed import open_streamed
-
-        if full.profile or full.html:
-            raise DataError("--profile and --html need the views in memory: use --no-stream")
-        loaded = open_streamed(full.file)
-        if getattr(full, "label_column", None):
-            loaded = loaded.with_reference_labels(full.label_column)
-    else:
-        loaded = load_data(full)  # all views: the HTML report lists the ones left out too
+    _check_outputs(full)  # refuse a bad output path before a long run, not after
+    loaded = load_data(full, cls)  # all views: the HTML report lists the ones left out too
+    streamed = loaded.meta.get("opened_as") == "streamed"
+    if streamed and (full.profile or full.html):
+        raise DataError("--profile and --html need the views in memory: use --no-stream")
     ds = select_views(loaded, full.views)
     params = collect_params(full, cls.param_spec)
     if "n_clusters" not in params:  # unlabelled data: estimated, and said so
-        params["n_clusters"] = ds.n_classes or "auto"
+        params["n_clusters"] = ds.n_classes if (ds.n_classes or 0) >= 2 else "auto"
     solver = cls.from_params(params)
     if not ds.complete and not cls.supports_incomplete:
         missing = int(np.count_nonzero(~ds.observed.all(axis=1)))
@@ -182,65 +172,73 @@ def cmd_run(full: argparse.Namespace) -> int:
             "view: use --align shared (keep the samples every view has), or a method that "
             "handles incomplete views"
         )
-    pp = full.preprocess.split(",") if "," in full.preprocess else full.preprocess
+    err = sys.stderr
+    if streamed:
+        err.write(f"streaming: {loaded.meta.get('stream_reason', '')}\n")
     # incomplete views: statistics from each view's observed samples (missing rows never read)
-    err, stats = sys.stderr, None
-    if stream:  # statistics from one pass over the blocks, applied block by block
-        from core.data.stream_stats import preprocess_streamed
-
-        err.write(f"streaming: {stream}\n")
-        views, chosen, stats = preprocess_streamed(
-            ds.views, pp, cls.auto_preprocessing, None if ds.complete else ds.observed
-        )
-    else:
-        views, chosen = preprocess_observed(ds.views, pp, cls.auto_preprocessing, ds.observed)
+    views, transforms = prepare(ds, full.preprocess, cls)
     for note in ds.warnings:  # what loading repaired, imputed or left out: never silent
         err.write(f"note: {note}\n")
-    if "auto" in pp:
+    if "auto" in full.preprocess.split(","):
         rule = AUTO_RULES[cls.auto_preprocessing][1]
         err.write(f"auto preprocessing for {full.method}: {rule}\n")
-    for name, how in zip(ds.view_names, chosen, strict=True):
-        err.write(f"preprocessing {name}: {how}\n")
+    for name, t in zip(ds.view_names, transforms, strict=True):
+        err.write(f"preprocessing {name}: {t.label}\n")
     show = ProgressPrinter(err, quiet=full.quiet)
     t0 = time.perf_counter()
     for state in solver.iterate(views, ds.observed):
         show(state)
-    total = time.perf_counter() - t0
     _print_resolved(solver, err)
-    result = RunResult.from_solver(
+    result = RunResult.from_fit(
         solver,
-        true_labels=ds.labels,
-        view_names=ds.view_names,
-        preprocessing=chosen,
-        dataset={"name": ds.name, "source": ds.source, "n_samples": ds.n_samples, "dims": ds.dims},
-        total_seconds=total,
-        sample_ids=None if ds.sample_ids is None else ds.ids.tolist(),
-        class_names=ds.class_names,
+        loaded,
+        view_indices=view_numbers(loaded, full.views),
+        transforms=transforms,
+        total_seconds=time.perf_counter() - t0,
     )
     _print_summary(result, solver, sys.stdout)
-    if full.out:
-        write_labels_csv(full.out, result.labels, ds.labels, ds.ids.tolist(), ds.class_names)
-        sys.stdout.write(f"labels written to {full.out}\n")
-    if full.write_back:
-        target = _write_back(full, ds, result)
-        sys.stdout.write(f"clusters added as column 'mvc_cluster' in {target}\n")
-    if full.report:
-        write_run_json(full.report, result)
-        sys.stdout.write(f"run record written to {full.report}\n")
-        if getattr(solver, "assigner_", None) is not None:  # for `mvc predict`
-            used = [int(t) - 1 for t in full.views.split(",")] if full.views else None
-            idx = used or list(range(ds.n_views))
-            write_prediction(
-                full.report, PredictionModel.from_solver(solver, ds.views, chosen, idx, stats)
-            )
-    rows = profile_rows(ds, result.labels) if (full.profile or full.html) else []
-    if full.profile:
-        write_profiles_csv(full.profile, rows)
-        sys.stdout.write(f"cluster profiles written to {full.profile}\n")
-    if full.html:
-        write_report(full.html, result, loaded.summary(), profiles_section=profiles_html(rows))
-        sys.stdout.write(f"HTML report written to {full.html}\n")
+    _write_outputs(full, loaded, ds, result)
     return 0
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Every output can be written, and none overwrites an input: checked before the run."""
+    inputs = {str(p) for p in (args.file, getattr(args, "meta", None)) if p}
+    inputs |= {v.split("=", 1)[-1].split("#")[0] for v in getattr(args, "view", None) or []}
+    for flag in ("out", "write_back", "report", "html", "profile"):
+        path = getattr(args, flag, None)
+        if not path:
+            continue
+        name = "--" + flag.replace("_", "-")
+        if path in inputs:
+            raise DataError(f"{name} {path}: choose a new file, not an input")
+        check_writable(path, name)
+
+
+def _write_outputs(
+    args: argparse.Namespace, loaded: MultiViewDataset, ds: MultiViewDataset, result: RunResult
+) -> None:
+    out = sys.stdout
+    if args.out:
+        write_labels_csv(args.out, result.labels, ds.labels, ds.ids.tolist(), ds.class_names)
+        out.write(f"labels written to {args.out}\n")
+    if args.write_back:
+        target = _write_back(args, ds, result)
+        out.write(f"clusters added as column 'mvc_cluster' in {target}\n")
+    if args.report:
+        write_run(args.report, result)
+        out.write(f"run record written to {args.report}\n")
+        if result.prediction is not None:
+            out.write(f"  with what `mvc predict --run {args.report}` needs beside it\n")
+        else:
+            out.write(f"  note: {result.method} keeps nothing to assign new samples with\n")
+    rows = profile_rows(ds, result.labels) if (args.profile or args.html) else []
+    if args.profile:
+        write_profiles_csv(args.profile, rows)
+        out.write(f"cluster profiles written to {args.profile}\n")
+    if args.html:
+        write_report(args.html, result, loaded.summary(), profiles_section=profiles_html(rows))
+        out.write(f"HTML report written to {args.html}\n")
 
 
 def _write_back(args: argparse.Namespace, ds: MultiViewDataset, result: RunResult):

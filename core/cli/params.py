@@ -5,16 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from core.methods.params import Param, ParamSpec
+from core.methods.params import Param, ParamSpec, cli_flag
 
 __all__ = ["add_param_flags", "collect_params"]
-
-_ALIASES = {"random_state": ["--seed"]}
-
-
-def _flag(name: str) -> str:
-    return "--" + name.replace("_", "-")
-
 
 def _help(p: Param) -> str:
     default = "auto" if p.default is None else p.default
@@ -25,7 +18,8 @@ def add_param_flags(parser: argparse.ArgumentParser, spec: ParamSpec, title: str
     """Add one flag per parameter; values stay strings until ``collect_params`` parses them."""
     group = parser.add_argument_group(f"{title} parameters")
     for p in spec:
-        flags = [_flag(p.name), *_ALIASES.get(p.name, [])]
+        flag = cli_flag(p.name)  # never one of the command's own flags
+        flags = [flag] if flag != "--seed" else ["--random-state", "--seed"]
         kw: dict[str, Any] = {"dest": f"param_{p.name}", "default": None, "help": _help(p)}
         if p.kind == "choice":
             kw["choices"] = p.choices

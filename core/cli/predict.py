@@ -1,6 +1,7 @@
-"""``mvc predict --run run.json NEW_FILE --out labels.csv``: assign new samples to the
-clusters of a finished run (what it needs is stored beside the run record by
-``mvc run ... --report run.json``: ``core.records.prediction_file``)."""
+"""``mvc predict --run run.json DATA --out labels.csv``: assign new samples to the clusters of
+a finished run. DATA is given exactly as to ``mvc run`` (a file, or --view/--meta tables); what
+the run needs is stored beside its record by ``mvc run ... --report run.json``
+(``core.records.prediction_file``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import sys
 
 import numpy as np
 
-from core.records.prediction_file import predict_dataset
+from core.cli.data_args import add_data_args, load_data
+from core.records.prediction_file import read_prediction
 from core.records.runs import write_labels_csv
 
 __all__ = ["add_predict_parser", "cmd_predict"]
@@ -18,20 +20,24 @@ __all__ = ["add_predict_parser", "cmd_predict"]
 def add_predict_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "predict",
-        help="assign the samples of a new file to the clusters of a finished run",
+        help="assign the samples of new data to the clusters of a finished run",
+        description="The new data come as for `mvc run`: FILE, or --view NAME=PATH tables "
+        "(with --meta, --id-column...), with the same views and features as the run's.",
     )
-    p.add_argument("file", help="new data with the same views and features as the run's")
+    add_data_args(p, preprocess=False)
     p.add_argument("--run", required=True, help="the run record written by mvc run --report")
     p.add_argument("--out", required=True, help="write the labels CSV here")
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
-    from core.data.io import load_dataset
+    from core.data.atomic import check_writable
 
-    ds = load_dataset(args.file)
-    labels = predict_dataset(args.run, ds)
+    check_writable(args.out, "--out")
+    model = read_prediction(args.run)  # a missing or foreign record is refused before reading
+    ds = load_data(args)
+    labels = model.predict(ds)
     write_labels_csv(args.out, labels, ds.labels, ds.ids.tolist(), ds.class_names)
-    sizes = np.bincount(labels).tolist()
+    sizes = np.bincount(labels, minlength=model.assigner.n_clusters).tolist()
     sys.stdout.write(f"{labels.size} samples assigned; cluster sizes {sizes}\n")
     sys.stdout.write(f"labels written to {args.out}\n")
     return 0

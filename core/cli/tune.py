@@ -3,7 +3,7 @@
 mvc tune FILE --method fmdc [--grid n_anchors=64,128 ...] [--seeds 0,1] [--criterion combined]
     [--out best.json]
 
-Runs a small grid (core.experiments.tune.TUNE_GRIDS, or --grid axes) over the seeds, scores
+Runs a small grid (each method class's `tune_grid`, or --grid axes) over the seeds, scores
 every cell without labels, prints the table and the suggested cell as ``mvc run`` flags; on a
 labelled file also the regret (ACC of the best cell by labels minus ACC of the suggestion).
 """

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-__all__ = ["atomic_path", "atomic_write", "open_atomic"]
+__all__ = ["atomic_path", "atomic_write", "check_writable", "open_atomic"]
 
 
 def _read_umask() -> int:
@@ -79,3 +79,18 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes) -> Path:
     with open_atomic(path, "wb" if isinstance(data, bytes) else "w") as fh:
         fh.write(data)
     return Path(path)
+
+
+def check_writable(path: str | os.PathLike[str], what: str = "") -> Path:
+    """Raise OSError saying why no file can be written at ``path`` (``what``: the flag or
+    field that named it), so a long run is refused before it starts, not failed at its end."""
+    target = Path(path)
+    label = f"{what} {target}" if what else str(target)
+    if target.is_dir():
+        raise IsADirectoryError(f"{label} is a folder: give a file name")
+    folder = next((p for p in (target.parent, *target.parent.parents) if p.exists()), None)
+    if folder is not None and not folder.is_dir():
+        raise NotADirectoryError(f"cannot write {label}: {folder} is a file, not a folder")
+    if folder is not None and not os.access(folder, os.W_OK | os.X_OK):
+        raise PermissionError(f"cannot write {label}: no permission to write in {folder}")
+    return target

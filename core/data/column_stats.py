@@ -3,24 +3,24 @@
 Means and squared deviations are merged block by block with Chan et al.'s update, so the
 deviations are as accurate as numpy's two-pass ones. Used for the dataset summary of a
 streamed view and for its preprocessing (:mod:`core.data.stream_stats`). Sources are
-duck-typed (``shape``, ``blocks()``), so ``core.data.blocks`` and
-``core.data.preprocess_stats`` can use this module without an import circle.
+duck-typed (``shape``, ``blocks()``), so ``core.data.blocks`` can use this module without
+an import circle.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from core.data.dataset import DataError
-from core.data.preprocessing import choose_auto_from_facts, std_spread
+from core.data.preprocessing import ViewTransform, choose_auto_from_facts, std_spread
 
 __all__ = [
     "ColumnStats",
     "choose_auto_from_stats",
     "column_stats",
-    "fitted_stats",
+    "fitted_transform",
     "source_summary",
 ]
 
@@ -118,33 +118,36 @@ def choose_auto_from_stats(s: ColumnStats, rule: str) -> str:
     return choose_auto_from_facts(_StatsFacts(s), rule)
 
 
-def fitted_stats(s: ColumnStats, method: str) -> tuple[dict[str, np.ndarray], str]:
-    """The statistics ``apply_stats`` needs for ``method``, and the name ``preprocess`` gives."""
-    d = s.mean.size
-    if method == "zscore":
-        shift = np.zeros(d) if s.sparse else s.mean
-        name = "zscore (unit variance, not centred: sparse view)" if s.sparse else "zscore"
-        return {"kind": np.str_("zscore"), "scale": s.std(ddof=1), "shift": shift}, name
-    if method == "minmax":
+def fitted_transform(s: ColumnStats, method: str, auto_rule: str = "general") -> ViewTransform:
+    """The :class:`~core.data.preprocessing.ViewTransform` that ``fit_view`` would give for
+    ``method`` (``auto``: chosen by ``auto_rule``), from one pass's column statistics."""
+    kind = choose_auto_from_stats(s, auto_rule) if method == "auto" else method
+    return replace(_fitted(s, kind), auto=method == "auto")
+
+
+def _fitted(s: ColumnStats, kind: str) -> ViewTransform:
+    d, n = s.mean.size, s.n
+    if kind == "zscore":
+        if s.sparse:
+            note = "unit variance, not centred: sparse view"
+            return ViewTransform(kind, note=note, scale=s.std(ddof=1), fitted_on=n)
+        return ViewTransform(kind, shift=s.mean, scale=s.std(ddof=1), fitted_on=n)
+    if kind == "minmax":
         if s.sparse:  # the min/max over blocks include the implicit zeros, as scipy's do
-            neg = np.any(s.lo < 0)
-            scale = np.maximum(np.abs(s.lo), np.abs(s.hi)) if neg else s.hi
-            name = "minmax (max-abs scaling: sparse view with negatives)" if neg else "minmax"
-            return {"kind": np.str_("minmax"), "scale": scale, "shift": np.zeros(d)}, name
-        return {"kind": np.str_("minmax"), "shift": s.lo, "scale": s.hi - s.lo}, "minmax"
-    if method == "maxscale":
-        top = float(s.hi.max())
-        if top <= 0:
+            if np.any(s.lo < 0):
+                scale = np.maximum(np.abs(s.lo), np.abs(s.hi))
+                note = "max-abs scaling: sparse view with negatives"
+                return ViewTransform(kind, note=note, scale=scale, fitted_on=n)
+            return ViewTransform(kind, scale=s.hi, fitted_on=n)
+        return ViewTransform(kind, shift=s.lo, scale=s.hi - s.lo, fitted_on=n)
+    if kind == "maxscale":
+        top = float(s.hi.max()) if d else 0.0
+        if top <= 0 and d:
             top = float(max(abs(s.lo.min()), abs(s.hi.max())))
-        return {"kind": np.str_("maxscale"), "top": np.float64(top or 1.0)}, "maxscale"
-    if method == "tfidf":
-        if s.lo.min() < 0:
+        note = "" if top else "all-zero view left unchanged"
+        return ViewTransform(kind, note=note, top=top, fitted_on=n)
+    if kind == "tfidf":
+        if d and s.lo.min() < 0:
             raise DataError("tf-idf needs non-negative counts; this view has negative values")
-        return {"kind": np.str_("tfidf"), "idf": np.log(s.n / np.maximum(s.nnz, 1))}, "tfidf"
-    return {"kind": np.str_(method)}, method  # none, l2: row-wise or nothing
-
-
-def source_fit_stats(source: object, chosen: str) -> dict[str, np.ndarray]:
-    """``core.data.preprocess_stats.fit_stats`` of a row-block view (its cached pass)."""
-    kind = chosen.removeprefix("auto: ").split(" ")[0]
-    return fitted_stats(column_stats(source), kind)[0]
+        return ViewTransform(kind, idf=np.log(n / np.maximum(s.nnz, 1)), fitted_on=n)
+    return ViewTransform(kind, fitted_on=n)  # none, l2: row-wise or nothing

@@ -5,9 +5,8 @@ deviations, ranges, document frequencies) from the whole matrix. A view read in 
 gets the same statistics from one pass (:func:`column_stats`, merged block by block with
 Chan et al.'s update, so the deviations are as accurate as numpy's two-pass ones); then
 :class:`PreprocessedSource` applies them to each block as it is read
-(``core.data.preprocess_stats.apply_stats``, the same function that transforms new samples
-like fitted ones). The same pass fills the dataset panel's summary
-(``core.data.column_stats.source_summary``).
+(``ViewTransform.apply``, the same transform that new samples get). The same pass fills the
+dataset panel's summary (``core.data.column_stats.source_summary``).
 """
 
 from __future__ import annotations
@@ -19,10 +18,9 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 from core.data.blocks import DEFAULT_BLOCK_BYTES, RowBlockSource, RowSubsetSource
-from core.data.column_stats import choose_auto_from_stats, column_stats, fitted_stats
+from core.data.column_stats import column_stats, fitted_transform
 from core.data.dataset import DataError
-from core.data.preprocess_stats import apply_stats
-from core.data.preprocessing import PREPROCESSORS
+from core.data.preprocessing import PREPROCESSORS, ViewTransform, per_view_methods
 
 __all__ = [
     "COPY_ABOVE",
@@ -45,19 +43,19 @@ VIEW_ABOVE = 64 << 20
 
 
 class PreprocessedSource(RowBlockSource):
-    """A row-block view with fitted preprocessing statistics applied to each block."""
+    """A row-block view with a fitted transform applied to each block."""
 
     def __init__(
-        self, inner: RowBlockSource, stats: dict[str, np.ndarray], keep: np.ndarray | None = None
+        self, inner: RowBlockSource, transform: ViewTransform, keep: np.ndarray | None = None
     ):
-        self.inner, self.stats, self.keep = inner, stats, keep
+        self.inner, self.transform, self.keep = inner, transform, keep
         self.shape, self.dtype, self.label = inner.shape, inner.dtype, inner.label
 
     def block_rows(self, budget_bytes: int = DEFAULT_BLOCK_BYTES) -> int:
         return self.inner.block_rows(budget_bytes)
 
     def _apply(self, block: np.ndarray, start: int) -> np.ndarray:
-        out = np.ascontiguousarray(apply_stats(block, self.stats), dtype=self.compute_dtype)
+        out = np.ascontiguousarray(self.transform.apply(block), dtype=self.compute_dtype)
         if self.keep is not None:  # samples missing this view: zero rows, as in memory
             out[~self.keep[start : start + out.shape[0]]] = 0.0
         return out
@@ -76,33 +74,24 @@ def preprocess_streamed(
     methods: str | Sequence[str],
     auto_rule: str = "general",
     observed: np.ndarray | None = None,
-) -> tuple[list[PreprocessedSource], list[str], list[dict[str, np.ndarray]]]:
-    """``core.data.preprocessing.preprocess`` for row-block views, without reading them whole.
-
-    With ``observed`` (n x V), as ``core.data.missing.preprocess_observed``: each view's
-    statistics and ``auto`` choice come from the samples that have it, the other rows are
-    zero. Returns the preprocessed sources, the names of what was done (as ``preprocess``
-    names them) and the fitted statistics (for assigning new samples later).
-    """
-    if isinstance(methods, str):
-        methods = [methods] * len(sources)
-    if len(methods) != len(sources):
-        raise DataError(f"{len(methods)} preprocessing choices for {len(sources)} views")
-    out, names, fitted = [], [], []
+) -> tuple[list[PreprocessedSource], list[ViewTransform]]:
+    """``core.data.preprocessing.transform_views`` for row-block views, without reading them
+    whole: each view's statistics (and ``auto`` choice) from one pass over the samples that
+    have it, applied block by block as the method reads them; the other rows are zero."""
+    methods = per_view_methods(methods, len(sources))
+    out, fitted = [], []
     for v, (x, method) in enumerate(zip(sources, methods, strict=True)):
         if method not in PREPROCESSORS:
             raise DataError(f"unknown preprocessing {method!r}; choose from {PREPROCESSORS}")
         keep = None if observed is None or observed[:, v].all() else observed[:, v]
         s = column_stats(x if keep is None else RowSubsetSource(x, np.flatnonzero(keep)))
-        chosen = choose_auto_from_stats(s, auto_rule) if method == "auto" else method
         try:
-            stats, name = fitted_stats(s, chosen)
+            t = fitted_transform(s, method, auto_rule)
         except DataError as exc:
             raise DataError(f"{x.label}: {exc}") from exc
-        out.append(PreprocessedSource(x, stats, keep))
-        names.append(f"auto: {name}" if method == "auto" else name)
-        fitted.append(stats)
-    return out, names, fitted
+        out.append(PreprocessedSource(x, t, keep))
+        fitted.append(t)
+    return out, fitted
 
 
 def preprocess_in_blocks(
@@ -147,12 +136,12 @@ def preprocess_spilled(
     auto_rule: str = "general",
     folder: str | None = None,
     copy_above: int | None = None,
-) -> tuple[list[object], list[str]] | None:
+) -> tuple[list[object], list[ViewTransform]] | None:
     """The in-memory preprocessing of memory-mapped ``views`` whose copy would exceed
     ``copy_above`` bytes (default :data:`COPY_ABOVE`), with the large
     outputs on disk; None when that does not apply (views not mapped, small, or too little
     free disk: the caller reads them in row blocks or copies them as before)."""
-    from core.data.preprocessing import preprocess
+    from core.data.preprocessing import transform_views
     from core.data.spill import spill_outputs
 
     limit = COPY_ABOVE if copy_above is None else copy_above
@@ -168,5 +157,5 @@ def preprocess_spilled(
     if free < sum(sizes) + SPILL_MARGIN:
         return None
     with spill_outputs(folder, above=VIEW_ABOVE):
-        out, chosen = preprocess(list(views), list(methods), auto_rule)
-    return list(out), list(chosen)
+        out, fitted = transform_views(list(views), list(methods), auto_rule)
+    return list(out), fitted

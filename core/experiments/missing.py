@@ -19,8 +19,7 @@ from typing import Any
 import numpy as np
 
 from core.data.dataset import DataError, View
-from core.data.missing import preprocess_observed
-from core.data.preprocessing import preprocess
+from core.data.preprocessing import preprocess, transform_views
 from core.experiments.amputation import FILLS, amputation_mask, fill_missing
 from core.experiments.parallel import CancelCheck, CancelFlag
 from core.experiments.robustness import Robustness, Trial, resolve_preprocessing
@@ -72,7 +71,7 @@ def _run_trial(trial: Trial, shared: tuple[Any, ...], cancelled: CancelCheck) ->
     own = cls.supports_incomplete
     # own handling: each view preprocessed on its observed samples (missing rows never read)
     if own:
-        prepared, _ = preprocess_observed(views, prep, observed=mask)
+        prepared, _ = transform_views(views, prep, observed=mask)
     else:
         prepared, _ = preprocess(fill_missing(views, mask, fill), prep)
     solver = cls.from_params(trial.params)

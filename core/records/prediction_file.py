@@ -1,7 +1,7 @@
 """What ``mvc predict`` needs from a run, stored beside its JSON record.
 
-``run.json`` gets a sibling ``run.predict.npz`` with the preprocessing statistics of each
-view used (``core.data.preprocess_stats``), which views of the file the run used, and the
+``run.json`` gets a sibling ``run.predict.npz`` with the fitted transform of each view used
+(``core.data.preprocessing.ViewTransform``), which views of the data the run used, and the
 reference points with their clusters that new samples are tied to
 (``core.numerics.assign.AnchorAssigner``). Written atomically; read back without pickle.
 """
@@ -19,7 +19,7 @@ import numpy as np
 
 from core.data.atomic import atomic_write
 from core.data.dataset import DataError, MultiViewDataset, View
-from core.data.preprocess_stats import apply_stats, fit_stats
+from core.data.preprocessing import ViewTransform
 from core.numerics.assign import AnchorAssigner
 
 __all__ = [
@@ -41,12 +41,12 @@ def prediction_path(run_json: str | os.PathLike[str]) -> Path:
 
 @dataclass
 class PredictionModel:
-    """Everything needed to assign new samples: which views of a file the run used, their
-    feature counts, the fitted preprocessing statistics and the reference points."""
+    """Everything needed to assign new samples: which views of the data the run used, their
+    feature counts, their fitted transforms and the reference points."""
 
     view_indices: list[int]
     dims: list[int]
-    stats: list[dict[str, np.ndarray]]
+    transforms: list[ViewTransform]
     assigner: AnchorAssigner
 
     @classmethod
@@ -54,40 +54,39 @@ class PredictionModel:
         cls,
         solver: Any,
         raw_views: Sequence[View],
-        chosen: Sequence[str],
+        transforms: Sequence[ViewTransform],
         view_indices: Sequence[int],
-        stats: Sequence[dict[str, np.ndarray]] | None = None,
     ) -> PredictionModel:
-        """From a fitted solver; ``raw_views`` are the views before preprocessing. ``stats``:
-        their preprocessing statistics when already computed (else a pass over the views)."""
+        """From a fitted solver; ``raw_views`` are the views before their ``transforms``."""
         assigner = getattr(solver, "assigner_", None)
         if assigner is None:
-            raise DataError("this run cannot assign new samples (fitted on incomplete views?)")
+            raise DataError(f"this {type(solver).__name__} run keeps no reference points")
         return cls(
             [int(i) for i in view_indices],
             [int(x.shape[1]) for x in raw_views],
-            list(stats)
-            if stats is not None
-            else [fit_stats(x, name) for x, name in zip(raw_views, chosen, strict=True)],
+            list(transforms),
             assigner,
         )
 
     def predict(self, ds: MultiViewDataset) -> np.ndarray:
-        """Clusters of the samples of ``ds`` (same views and features as the run's data)."""
+        """Clusters of the samples of ``ds`` (same views and features as the run's data);
+        a sample missing a view votes through the views it has."""
         idx = self.view_indices
+        where = ds.source or ds.name
         if max(idx) >= ds.n_views:
-            where = ds.source or ds.name
-            raise DataError(f"the run used view {max(idx) + 1}; {where} has {ds.n_views}")
+            raise DataError(f"the run used {max(idx) + 1} views; {where} has {ds.n_views}")
         views = []
+        observed = None if ds.observed is None else ds.observed[:, idx]
         for v, i in enumerate(idx):
             x = ds.views[i]
             if x.shape[1] != self.dims[v]:
                 raise DataError(
-                    f"view {i + 1} ({ds.view_names[i]!r}) of {ds.source or ds.name} has "
+                    f"view {i + 1} ({ds.view_names[i]!r}) of {where} has "
                     f"{x.shape[1]} features; the run was fitted on {self.dims[v]}"
                 )
-            views.append(apply_stats(x, self.stats[v]))
-        return self.assigner.predict(views)
+            keep = None if observed is None else observed[:, v]
+            views.append(self.transforms[v].apply(x, keep))
+        return self.assigner.predict(views, observed)
 
 
 def write_prediction(run_json: str | os.PathLike[str], model: PredictionModel) -> Path:
@@ -95,8 +94,8 @@ def write_prediction(run_json: str | os.PathLike[str], model: PredictionModel) -
     arrays: dict[str, np.ndarray] = {"format": np.str_(FORMAT)}
     arrays["view_indices"] = np.asarray(model.view_indices, dtype=np.int64)
     arrays["dims"] = np.asarray(model.dims, dtype=np.int64)
-    for v, stats in enumerate(model.stats):
-        for key, val in stats.items():
+    for v, transform in enumerate(model.transforms):
+        for key, val in transform.to_arrays().items():
             arrays[f"pre{v}_{key}"] = np.asarray(val)
     arrays.update({f"ref_{k}": v for k, v in model.assigner.to_arrays().items()})
     buf = io.BytesIO()
@@ -116,15 +115,17 @@ def read_prediction(run_json: str | os.PathLike[str]) -> PredictionModel:
     if str(arrays.get("format")) != FORMAT:
         raise DataError(f"{path} is not an MVC Studio prediction file")
     n_views = int(arrays["dims"].size)
-    stats = [
-        {k.split("_", 1)[1]: val for k, val in arrays.items() if k.startswith(f"pre{v}_")}
+    transforms = [
+        ViewTransform.from_arrays(
+            {k.split("_", 1)[1]: val for k, val in arrays.items() if k.startswith(f"pre{v}_")}
+        )
         for v in range(n_views)
     ]
     ref = {k[4:]: val for k, val in arrays.items() if k.startswith("ref_")}
     return PredictionModel(
         [int(i) for i in arrays["view_indices"]],
         [int(d) for d in arrays["dims"]],
-        stats,
+        transforms,
         AnchorAssigner.from_arrays(ref),
     )
 

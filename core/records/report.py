@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from core.data.atomic import atomic_write
+from core.data.atomic import check_writable, atomic_write
 from core.data.preprocessing import AUTO_RULES
 from core.methods.base import normalized_weights
 from core.records.reproduce import plain, reproduce_command, solver_class, view_indices
@@ -38,7 +38,6 @@ from core.records.svg_charts import (
 __all__ = [
     "ReportFigure",
     "build_report",
-    "check_report_path",
     "reproduce_command",
     "write_report",
 ]
@@ -345,20 +344,6 @@ as is.</footer>
 """
 
 
-def check_report_path(path: str | os.PathLike[str]) -> Path:
-    """Raise OSError saying why no file can be written at ``path`` (so a long run can be
-    refused before it starts rather than fail at the end)."""
-    target = Path(path)
-    if target.is_dir():
-        raise IsADirectoryError(f"{target} is a folder: give a file name for the report")
-    folder = next((p for p in (target.parent, *target.parent.parents) if p.exists()), None)
-    if folder is not None and not folder.is_dir():
-        raise NotADirectoryError(f"cannot write {target}: {folder} is a file, not a folder")
-    if folder is not None and not os.access(folder, os.W_OK | os.X_OK):
-        raise PermissionError(f"cannot write {target}: no permission to write in {folder}")
-    return target
-
-
 def write_report(
     path: str | os.PathLike[str],
     result: RunResult,
@@ -367,5 +352,5 @@ def write_report(
     **kw: Any,
 ) -> Path:
     """Build the report and write it atomically (temporary file + rename)."""
-    check_report_path(path)
+    check_writable(path)
     return atomic_write(path, build_report(result, summary, figures, **kw))

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from core.methods.params import cli_flag
 from core.records.runs import RunResult
 
 __all__ = ["plain", "reproduce_command", "solver_class", "view_indices"]
@@ -49,7 +50,10 @@ def view_indices(result: RunResult, summary: Mapping | None) -> list[int] | None
 
 
 def _preprocess_names(result: RunResult) -> list[str]:
-    return [p.removeprefix("auto: ").strip() for p in result.preprocessing]
+    """The ``--preprocess`` names that repeat the run (a stored record keeps only labels)."""
+    if result.transforms:
+        return [t.kind for t in result.transforms]
+    return [p.removeprefix("auto: ").split(" ")[0] for p in result.preprocessing]
 
 
 def reproduce_command(result: RunResult, summary: Mapping | None = None) -> tuple[str, list[str]]:
@@ -83,7 +87,7 @@ def reproduce_command(result: RunResult, summary: Mapping | None = None) -> tupl
     order = [p.name for p in cls.param_spec] if cls else []
     for name in order + sorted(set(result.params) - set(order)):
         if name in result.params:
-            flag = "--seed" if name == "random_state" else "--" + name.replace("_", "-")
+            flag = cli_flag(name)
             args += [flag, _cli_value(result.params[name])]
     if result.stopped_early:
         notes.append("this run was stopped early; the command runs to the end.")

@@ -1,8 +1,11 @@
 """Run records: what a finished (or stopped) run produced, and atomic exports.
 
-``RunResult.from_solver`` collects the fitted solver, its parameters, seed, package versions,
-per-stage timings and metrics (when true labels are known). ``write_labels_csv`` and
-``write_run_json`` write through a temporary file and a rename, so no file is half-written.
+``RunResult.from_fit`` is the one place a finished run's record is built, by ``mvc run`` and
+the app alike: the fitted solver, its parameters, seed, package versions, per-stage timings,
+metrics (when reference labels are known), the sample ids, the dataset description
+(:func:`dataset_record`), each view's fitted transform and what ``predict`` needs.
+``write_labels_csv`` and ``write_run`` write through a temporary file and a rename, so no
+file is half-written.
 """
 
 from __future__ import annotations
@@ -24,11 +27,14 @@ from typing import Any
 import numpy as np
 
 from core.data.atomic import atomic_write
+from core.data.dataset import MultiViewDataset
+from core.data.preprocessing import ViewTransform
 from core.numerics.metrics import all_metrics
+from core.records.prediction_file import PredictionModel, write_prediction
 
 __all__ = [
-    "RunResult", "labels_csv_text", "package_versions", "truth_names", "write_labels_csv",
-    "write_run_json",
+    "RunResult", "dataset_record", "labels_csv_text", "package_versions", "truth_names",
+    "write_labels_csv", "write_run", "write_run_json",
 ]  # fmt: skip
 
 _PACKAGES = ("mvc-studio", "numpy", "scipy", "numba", "scikit-learn", "h5py", "openTSNE")
@@ -92,6 +98,40 @@ class RunResult:
     n_clusters_estimate: dict[str, Any] | None = None
     versions: dict[str, str] = field(default_factory=package_versions)
     created: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    #: each used view's fitted preprocessing (``preprocessing`` holds their labels)
+    transforms: list[ViewTransform] = field(default_factory=list, repr=False)
+    #: what assigning new samples needs (None: a stopped run, or one that keeps no reference)
+    prediction: PredictionModel | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_fit(
+        cls,
+        solver: Any,
+        ds: MultiViewDataset,
+        *,
+        view_indices: Sequence[int] | None = None,
+        transforms: Sequence[ViewTransform] = (),
+        total_seconds: float | None = None,
+    ) -> RunResult:
+        """The record of a finished fit of ``solver`` on the views ``view_indices`` (default
+        all) of ``ds``, preprocessed by ``transforms``: scored against the data's reference
+        labels when it has them, with its ids, class names and prediction model."""
+        idx = list(range(ds.n_views)) if view_indices is None else [int(i) for i in view_indices]
+        result = cls.from_solver(
+            solver,
+            true_labels=ds.labels,
+            view_names=[ds.view_names[i] for i in idx],
+            dataset=dataset_record(ds, idx),
+            preprocessing=[t.label for t in transforms],
+            total_seconds=total_seconds,
+            sample_ids=None if ds.sample_ids is None else ds.ids.tolist(),
+            class_names=ds.class_names,
+        )
+        result.transforms = list(transforms)
+        if transforms and getattr(solver, "assigner_", None) is not None:
+            raw = [ds.views[i] for i in idx]
+            result.prediction = PredictionModel.from_solver(solver, raw, transforms, idx)
+        return result
 
     @classmethod
     def from_solver(
@@ -142,7 +182,8 @@ class RunResult:
 
     def to_json(self) -> str:
         record = asdict(self)
-        record["labels"] = None  # the labels live in the CSV; keep the record small
+        for key in ("transforms", "prediction"):  # arrays: beside the record (write_run)
+            record.pop(key)
         record["n_samples"] = int(self.labels.size)
         record["format"] = "mvc-studio-run/1"
         return json.dumps(_jsonable(record), indent=2)
@@ -195,3 +236,27 @@ def write_labels_csv(
 
 def write_run_json(path: str | os.PathLike[str], result: RunResult) -> Path:
     return atomic_write(path, result.to_json())
+
+
+def write_run(path: str | os.PathLike[str], result: RunResult) -> Path:
+    """The JSON record at ``path`` and, when the run can assign new samples, its prediction
+    model beside it (``run.predict.npz``: ``mvc predict``)."""
+    if result.prediction is not None:
+        write_prediction(path, result.prediction)
+    return write_run_json(path, result)
+
+
+def dataset_record(ds: MultiViewDataset, view_indices: Sequence[int] | None = None) -> dict:
+    """What a run record says of its data: name, source, sample count, the views used with
+    their dimensions, and the reference classes."""
+    idx = list(range(ds.n_views)) if view_indices is None else [int(i) for i in view_indices]
+    return {
+        "name": ds.name,
+        "source": ds.source,
+        "n_samples": ds.n_samples,
+        "views": [ds.view_names[i] for i in idx],
+        "view_indices": idx,
+        "dims": [int(ds.views[i].shape[1]) for i in idx],
+        "n_classes": ds.n_classes,
+        "labels_known": ds.labels is not None,
+    }

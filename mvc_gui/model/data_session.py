@@ -17,42 +17,10 @@ from core.data.blocks import is_source
 from core.data.dataset import DataError, MultiViewDataset
 from core.data.demo import load_demo as core_load_demo
 from core.data.demo import make_synthetic
-from core.data.missing import preprocess_observed
-from core.data.preprocessing import PREPROCESSORS
-from core.data.stream_stats import preprocess_in_blocks, preprocess_spilled, preprocess_streamed
+from core.data.prepare import prepare_views
+from core.data.preprocessing import PREPROCESSORS, ViewTransform
 
-__all__ = ["PREPROCESSORS", "DataSession", "load_demo", "preprocess_views"]
-
-
-def preprocess_views(
-    views: list,
-    methods: list[str],
-    auto_rule: str = "general",
-    observed: np.ndarray | None = None,
-    row_blocks: bool = False,
-    spill: bool = False,
-) -> tuple[list, list[str]]:
-    """Preprocessed views (``auto`` by the method's rule); with ``observed`` each view on the
-    samples that have it (statistics follow them; the missing rows are zero, never read).
-    Views read in row blocks (a streamed dataset) are preprocessed block by block.
-
-    Large memory-mapped views (the solver child's): with ``spill`` their preprocessed copy
-    goes to a temporary file mapped like them (``core.data.spill``: the method's in-memory
-    path, no copy in private memory); when the disk has no room for it, a method that can
-    read row blocks (``row_blocks``: FMDC, DTLL) preprocesses each block as a pass reads it,
-    the others get the copy in memory."""
-    large = observed is None and not any(is_source(v) for v in views)
-    if spill and large:
-        spilled = preprocess_spilled(views, methods, auto_rule)
-        if spilled is not None:
-            return spilled
-    if row_blocks and large:
-        views = preprocess_in_blocks(views) or views
-    if any(is_source(v) for v in views):
-        streamed, chosen, _ = preprocess_streamed(list(views), list(methods), auto_rule, observed)
-        return list(streamed), list(chosen)
-    out, chosen = preprocess_observed(list(views), list(methods), auto_rule, observed)
-    return list(out), list(chosen)
+__all__ = ["PREPROCESSORS", "DataSession", "load_demo"]
 
 
 _TOKENS = itertools.count(1)
@@ -69,7 +37,7 @@ class DataSession:
     #: the isolated loader's folder the views are memory-mapped from (child processes map the
     #: same files); the window removes it when this session is replaced or the window closes
     store_dir: str | None = None
-    _cache: dict[tuple, tuple[list, list[str]]] = field(default_factory=dict, repr=False)
+    _cache: dict[tuple, tuple[list, list[ViewTransform]]] = field(default_factory=dict, repr=False)
     token: int = field(default_factory=lambda: next(_TOKENS))
     _classes: tuple | None = field(default=None, repr=False)  # (labels, their class count)
 
@@ -102,15 +70,15 @@ class DataSession:
         if observed is not None and not observed.any(axis=1).all():
             lost = int(np.count_nonzero(~observed.any(axis=1)))
             raise DataError(f"{lost} sample(s) have none of the included views")
-        if method is not None and self.streamed:
-            from core.cli.stream import STREAMING_METHODS
+        if method is not None and self.streamed and not method.streams:
+            from core.methods import REGISTRY
 
-            if method.name not in STREAMING_METHODS:
-                raise DataError(
-                    f"{method.__name__} needs the views in memory at every iteration, but this "
-                    f"dataset is read in row blocks ({self.dataset.meta.get('stream_reason', '')}"
-                    f"): choose {' or '.join(m.upper() for m in STREAMING_METHODS)}"
-                )
+            able = [cls.__name__ for cls in REGISTRY.values() if cls.streams]
+            raise DataError(
+                f"{method.__name__} needs the views in memory at every iteration, but this "
+                f"dataset is read in row blocks ({self.dataset.meta.get('stream_reason', '')}"
+                f"): choose {' or '.join(able)}"
+            )
         if observed is not None and method is not None and not method.supports_incomplete:
             missing = int(np.count_nonzero(~observed.all(axis=1)))
             raise DataError(
@@ -133,20 +101,20 @@ class DataSession:
         mask = mask[:, self.view_indices]
         return None if mask.all() else mask
 
-    def prepared(self) -> tuple[list, list[str]]:
-        """Preprocessed included views and the preprocessing chosen for each (slow: worker)."""
+    def prepared(self) -> tuple[list, list[ViewTransform]]:
+        """Preprocessed included views and the fitted transform of each (slow: worker)."""
         self.check()
         key = self.key
         if key not in self._cache:
             idx = list(key[1])
-            views, chosen = preprocess_views(
+            views, fitted = prepare_views(
                 [self.dataset.views[i] for i in idx],
                 [self.methods[i] for i in idx],
                 self.auto_rule,
                 self.observed,
             )
-            self._cache = {key: (views, chosen)}
-            self.chosen.update(zip(idx, chosen, strict=True))
+            self._cache = {key: (views, fitted)}
+            self.chosen.update(zip(idx, (t.label for t in fitted), strict=True))
         return self._cache[key]
 
     @property

@@ -18,7 +18,7 @@ import numpy as np
 from core.methods.base import IterationState
 from mvc_gui.model.run_history import Frame, FrameBuilder
 
-__all__ = ["Control", "PauseStep", "RunEnd", "attach_prediction_stats", "run_solver"]
+__all__ = ["Control", "PauseStep", "RunEnd", "run_solver"]
 
 
 @dataclass
@@ -28,16 +28,20 @@ class RunEnd:
     solver: Any
     error: str = ""
     details: str = ""
-    preprocessing: tuple[str, ...] = ()
+    # the fitted transform of each view (core.data.preprocessing.ViewTransform), made where
+    # the run ran: the run record and "Assign new samples" apply them, never refit them
+    transforms: tuple[Any, ...] = ()
     elapsed: float = 0.0
-    # the preprocessing statistics "Assign new samples" needs, computed where the run ran:
-    # a pass over all the data (seconds at 1M samples) must not happen in the GUI thread
-    prediction_stats: list[dict[str, np.ndarray]] | None = None
     # the run record (core.records.runs.RunResult) and "Assign new samples" model, built by
     # the worker thread in the window's process: for a million samples (their ids, labels)
     # that is too much work for the GUI thread
     result: Any = None
     prediction: Any = None
+
+    @property
+    def preprocessing(self) -> list[str]:
+        """What was done to each view, in words."""
+        return [t.label for t in self.transforms]
 
 
 class PauseStep:
@@ -79,7 +83,7 @@ class Control(Protocol):
 def run_solver(
     run_id: int,
     solver: Any,
-    prepare: Callable[[], tuple[list, list[str]]],
+    prepare: Callable[[], tuple[list, list[Any]]],
     true_labels: np.ndarray | None,
     push: Callable[[Frame], None],
     control: Control,
@@ -91,8 +95,8 @@ def run_solver(
     try:
         msg = "Preprocessing views..."
         push(Frame(run_id, IterationState(stage="preprocessing", message=msg)))
-        views, chosen = prepare()
-        end.preprocessing = tuple(chosen)
+        views, fitted = prepare()
+        end.transforms = tuple(fitted)
         builder = FrameBuilder(run_id, true_labels)
         gen = solver.iterate(views, observed)  # observed: samples missing from a view
         while True:
@@ -117,18 +121,3 @@ def run_solver(
                 pass
         end.elapsed = time.perf_counter() - t0
     return end
-
-
-def attach_prediction_stats(end: RunEnd, raw_views: list) -> None:
-    """Fill ``end.prediction_stats`` from the views before preprocessing, when the run finished
-    and its solver can assign new samples."""
-    if end.status != "finished" or getattr(end.solver, "assigner_", None) is None:
-        return
-    from core.data.preprocess_stats import fit_stats
-
-    try:
-        end.prediction_stats = [
-            fit_stats(x, name) for x, name in zip(raw_views, end.preprocessing, strict=True)
-        ]
-    except (ValueError, TypeError):  # e.g. a view count that does not match: no predictions
-        end.prediction_stats = None

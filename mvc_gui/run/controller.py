@@ -18,17 +18,15 @@ C code then cannot stall the window, and Stop can terminate it even inside a lon
 
 from __future__ import annotations
 
-import contextlib
 import functools
 from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from core.data.dataset import DataError
 from core.methods import REGISTRY
 from core.records.prediction_file import PredictionModel
-from core.records.runs import RunResult
+from core.records.runs import RunResult, dataset_record
 from mvc_gui.model.data_session import DataSession
 from mvc_gui.model.run_history import RunHistory
 from mvc_gui.run.slots import weak_slot
@@ -244,7 +242,7 @@ class RunController(QObject):
             n_iter=history.iterations[-1] if history.iterations else 0,
             stopped_early=True,
             metrics=metrics,
-            dataset=_dataset_record(self.session),
+            dataset=dataset_record(self.session.dataset, self.session.view_indices),
             sample_ids=_own_ids(self.session),
             class_names=self.session.dataset.class_names,
         )
@@ -256,32 +254,16 @@ def final_result(
     """The record of a finished run and its model for new samples. Runs in the worker thread:
     the frame of the final state carries the scores (computed where the run ran, against
     ``truth``: the reference labels when the run started)."""
-    scored = final is not None and bool(final.metrics) and truth is not None
-    truth = truth if scored else session.labels
-    result = RunResult.from_solver(
+    result = RunResult.from_fit(
         end.solver,
-        true_labels=None if scored else truth,
-        view_names=session.view_names,
-        dataset=_dataset_record(session),
-        preprocessing=end.preprocessing,
+        session.dataset,
+        view_indices=session.view_indices,
+        transforms=end.transforms,
         total_seconds=end.elapsed,
-        sample_ids=_own_ids(session),
-        class_names=session.dataset.class_names,
     )
-    if scored:
+    if final is not None and bool(final.metrics) and truth is not None:
         result.true_labels, result.metrics = np.asarray(truth), dict(final.metrics)
-    prediction = None
-    idx = session.view_indices
-    with contextlib.suppress(DataError, ValueError):  # incomplete views: none
-        if end.prediction_stats is not None:  # computed where the run ran, not here
-            prediction = PredictionModel.from_solver(
-                end.solver,
-                [session.dataset.views[i] for i in idx],
-                end.preprocessing,
-                idx,
-                stats=end.prediction_stats,
-            )
-    return result, prediction
+    return result, result.prediction
 
 
 def failure_reason(end: RunEnd) -> str:
@@ -297,16 +279,3 @@ def failure_reason(end: RunEnd) -> str:
 def _own_ids(session: DataSession) -> list[str] | None:
     ds = session.dataset
     return None if ds.sample_ids is None else ds.sample_ids.tolist()
-
-
-def _dataset_record(session: DataSession) -> dict[str, Any]:
-    ds = session.dataset
-    return {
-        "name": ds.name,
-        "source": ds.source,
-        "n_samples": ds.n_samples,
-        "views": session.view_names,
-        "dims": [int(ds.views[i].shape[1]) for i in session.view_indices],
-        "n_classes": session.n_classes,
-        "labels_known": bool(np.any(ds.labels is not None)),
-    }

@@ -8,7 +8,7 @@ transient copies of the largest view. Here the column-wise rules (z-score, min-m
 none) become a :class:`ColumnAffine` view of the shared data: statistics in float64 over row
 blocks, each block shifted and scaled when it is read. Row-wise rules (l2, tf-idf), sparse and
 small views and incomplete data are preprocessed as before; views read in row blocks (a
-streamed dataset) go through :func:`~mvc_gui.model.data_session.preprocess_views`.
+streamed dataset) go through :func:`~core.data.prepare.prepare_views`.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from core.data.blocks import is_source
+from core.data.prepare import prepare_views
 from core.data.preprocessing import PREPROCESSORS, choose_auto, preprocess_view
-from mvc_gui.model.data_session import preprocess_views
 
 __all__ = ["LAZY_FROM", "ColumnAffine", "between_blocks", "layout_views"]
 
@@ -146,10 +146,11 @@ def layout_views(
     observed: np.ndarray | None = None,
 ) -> tuple[list, list[str]]:
     """The views the layout is computed from and the preprocessing each got, as
-    :func:`~mvc_gui.model.data_session.preprocess_views` gives them, large dense views as
+    :func:`~core.data.prepare.prepare_views` gives them, large dense views as
     lazy :class:`ColumnAffine` views of the (shared) data instead of copies."""
     if (observed is not None and not np.all(observed)) or any(is_source(v) for v in views):
-        return preprocess_views(views, methods, auto_rule, observed)  # incomplete or streamed
+        out, fitted = prepare_views(views, methods, auto_rule, observed)  # incomplete, streamed
+        return out, [t.label for t in fitted]
     out, chosen = [], []
     for x, method in zip(views, methods, strict=True):
         lazy = lazy_view(x, method, auto_rule)

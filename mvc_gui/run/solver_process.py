@@ -41,7 +41,7 @@ from multiprocessing.connection import (
 )
 from typing import Any, ClassVar
 
-from mvc_gui.model.runner import PauseStep, attach_prediction_stats, run_solver
+from mvc_gui.model.runner import PauseStep, run_solver
 from mvc_gui.run import shared_arrays
 
 __all__ = [
@@ -113,8 +113,7 @@ def serve(conn: Any) -> None:
     """Child process main loop (imports happen after connecting, so the parent's accept
     returns at once)."""
     import core.methods  # noqa: F401  (imports and registers the solvers once)
-    from core.cli.stream import STREAMING_METHODS  # no copy of mapped views for these
-    from mvc_gui.model.data_session import preprocess_views
+    from core.data.prepare import prepare_views
 
     conn.send(("ready", None))
     while True:
@@ -128,19 +127,18 @@ def serve(conn: Any) -> None:
             continue  # a stray control message for a run that already ended
         run_id, solver, views, methods, labels, paused, observed = payload
         control = _PipeControl(conn, run_id, paused)
-        blocks = type(solver).name in STREAMING_METHODS  # mapped views: no preprocessed copy
+        blocks = type(solver).streams  # mapped views: no preprocessed copy
         end = run_solver(
             run_id,
             solver,
             lambda v=views, m=methods, r=solver.auto_preprocessing, o=observed, b=blocks: (
-                preprocess_views(v, m, r, o, row_blocks=b, spill=True)
+                prepare_views(v, m, r, o, row_blocks=b, spill=True)
             ),
             labels,
             lambda frame: conn.send(("frame", slim_frame(frame))),
             control,
             observed,
         )
-        attach_prediction_stats(end, views)
         end.solver = slim_solver(end.solver) if end.status == "finished" else None
         conn.send(("end", end))
 
@@ -479,6 +477,17 @@ class SolverServer:
     def alive(self) -> bool:
         proc, conn = self._proc, self.conn
         return proc is not None and conn is not None and proc.poll() is None
+
+    def start_early(self) -> None:
+        """Start the child in a background thread now (its imports take seconds), so a Run
+        finds it ready; a failure here is not shown: the Run that needs the child starts a
+        fresh one and reports why that failed."""
+
+        def start() -> None:
+            with contextlib.suppress(ChildStartError):
+                self.ensure_started()
+
+        threading.Thread(target=start, name="solver child start", daemon=True).start()
 
     def ensure_started(self, timeout: float = 60.0) -> None:
         """Start the child if needed; returns once it has connected (call off the GUI thread).

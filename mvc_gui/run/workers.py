@@ -17,10 +17,11 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 
+from core.data.prepare import prepare_views
 from core.numerics.layout import EmbeddingCancelled, embed, representation
-from mvc_gui.model.data_session import DataSession, preprocess_views
+from mvc_gui.model.data_session import DataSession
 from mvc_gui.model.run_history import Frame
-from mvc_gui.model.runner import PauseStep, RunEnd, attach_prediction_stats, run_solver
+from mvc_gui.model.runner import PauseStep, RunEnd, run_solver
 from mvc_gui.run.priority import lower_thread_priority
 
 __all__ = [
@@ -134,7 +135,6 @@ class SolverWorker(_ThreadWorker):
         s.set_auto_rule(self.solver.auto_preprocessing)  # 'auto' as this method wants it
         end = run_solver(self.run_id, self.solver, s.prepared, s.labels, self._push, self,
                          s.observed)  # fmt: skip
-        attach_prediction_stats(end, [s.dataset.views[i] for i in s.view_indices])
         self._finish(end)
         self._emit(self.ended, end)
 
@@ -234,9 +234,9 @@ def _view_observed(session: DataSession, view: int) -> np.ndarray | None:
     return None if mask is None or mask[:, view].all() else mask[:, [view]]
 
 
-def _one_view(session: DataSession, view: int) -> tuple[list, list[str]]:
+def _one_view(session: DataSession, view: int) -> tuple[list, list]:
     """One view of the dataset preprocessed alone (a per-view layout)."""
-    return preprocess_views(
+    return prepare_views(
         [session.dataset.views[view]],
         [session.methods[view]],
         session.auto_rule,

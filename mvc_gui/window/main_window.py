@@ -8,7 +8,6 @@ SolverWorker, layouts in the EmbeddingController's worker. This class wires them
 from __future__ import annotations
 
 import shutil
-import threading
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, Signal
@@ -79,8 +78,7 @@ class MainWindow(WindowIOMixin, QMainWindow):
         self.setAcceptDrops(True)
         self._on_busy_changed(False)
         if self.controller.use_process:  # start the solver child early (its imports take s)
-            server = SolverServer.shared()
-            threading.Thread(target=server.ensure_started, daemon=True).start()
+            SolverServer.shared().start_early()
 
     # -- construction -------------------------------------------------------------------------
     def _create_widgets(self) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import h5py
 import numpy as np
 
-from core.cli.data_args import _should_isolate
+from core.data.open import DataSource, OpenPolicy, isolates
 from core.cli.main import main
 
 
@@ -16,9 +16,11 @@ def test_hdf5_files_are_isolated_by_default_and_the_flags_win(tmp_path):
         f["X"] = np.ones((4, 3))
     npz = tmp_path / "views.npz"
     np.savez(npz, X0=np.ones((4, 3)))
-    assert _should_isolate(None, str(h5), None)
-    assert not _should_isolate(None, str(npz), None)
-    assert not _should_isolate(False, str(h5), None) and _should_isolate(True, str(npz), None)
+    h5_file, npz_file = DataSource(file=str(h5)), DataSource(file=str(npz))
+    assert isolates(h5_file, OpenPolicy())
+    assert not isolates(npz_file, OpenPolicy())
+    assert not isolates(h5_file, OpenPolicy(isolate=False))
+    assert isolates(npz_file, OpenPolicy(isolate=True))
 
 
 def test_run_reads_a_hanging_hdf5_file_in_a_child_that_is_stopped(tmp_path, monkeypatch, capsys):

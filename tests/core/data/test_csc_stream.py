@@ -60,7 +60,8 @@ def test_sparse_v73_views_in_both_orientations_stream_like_the_loader(tmp_path):
     assert again.row_major().path == streamed.views[0].row_major().path
     # statistics and preprocessing from the blocks equal the in-memory ones
     for method in ("tfidf", "l2", "zscore"):
-        (src,), names, _ = preprocess_streamed([streamed.views[0]], method)
+        (src,), (fitted,) = preprocess_streamed([streamed.views[0]], method)
+        names = [fitted.label]
         (mem,), mem_names = preprocess([whole.views[0]], method)
         assert names == mem_names
         np.testing.assert_allclose(_rows(src), mem.toarray(), atol=1e-12)

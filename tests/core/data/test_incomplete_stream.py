@@ -10,7 +10,7 @@ import pytest
 from core.data.blocks import ArraySource, RowSubsetSource, row_subset
 from core.data.dataset import DataError, MultiViewDataset
 from core.data.demo import make_synthetic
-from core.data.missing import preprocess_observed
+from core.data.preprocessing import transform_views
 from core.data.store import write_store
 from core.data.stream_stats import preprocess_streamed
 from core.data.streamed import open_streamed
@@ -50,9 +50,9 @@ def test_preprocessing_follows_the_observed_samples(incomplete, method, tmp_path
     np.testing.assert_array_equal(streamed.observed, incomplete.observed)
     for src in streamed.views:
         src._rows = 33  # many blocks
-    got, names, _ = preprocess_streamed(streamed.views, method, "general", streamed.observed)
-    want, want_names = preprocess_observed(incomplete.views, method, "general", incomplete.observed)
-    assert names == want_names
+    got, fitted = preprocess_streamed(streamed.views, method, "general", streamed.observed)
+    want, want_fit = transform_views(incomplete.views, method, "general", incomplete.observed)
+    assert [t.label for t in fitted] == [t.label for t in want_fit]
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(_rows(g), w, atol=1e-12)
 
@@ -62,8 +62,8 @@ def test_incomplete_methods_on_row_blocks_match_memory(incomplete, name, tmp_pat
     write_store(incomplete, tmp_path / name)
     streamed = open_streamed(tmp_path / name)
     mask = streamed.observed
-    blocks, _, _ = preprocess_streamed(streamed.views, "zscore", "general", mask)
-    memory, _ = preprocess_observed(incomplete.views, "zscore", "general", mask)
+    blocks, _ = preprocess_streamed(streamed.views, "zscore", "general", mask)
+    memory, _ = transform_views(incomplete.views, "zscore", "general", mask)
     params = {"n_clusters": 3, "random_state": 0}
     if name == "fmdc":
         params["bkhk_space"] = "sketch"  # what row blocks always partition

@@ -1,13 +1,18 @@
-"""The solver child's data path: large mapped views are not copied for FMDC/DTLL."""
+"""The one road from raw views to a solver's input (``core.data.prepare``): large mapped views
+(the app's solver child) are not copied for the methods that read row blocks."""
 
 from __future__ import annotations
 
 import numpy as np
 
+import core.data.prepare as spill
 import core.data.stream_stats as stream_stats
-import mvc_gui.model.data_session as spill
 from core.data.blocks import is_source
-from mvc_gui.model.data_session import preprocess_views
+
+
+def preprocess_views(*args, **kw):
+    views, fitted = spill.prepare_views(*args, **kw)
+    return views, [t.label for t in fitted]
 
 
 def test_mapped_views_go_in_row_blocks_only_for_methods_that_read_them(tmp_path, monkeypatch):
@@ -55,5 +60,5 @@ def test_every_method_gets_the_copy_on_disk_and_without_room_only_row_block_meth
     assert isinstance(other[0], np.memmap)  # e.g. ALPC: its in-memory path on the file map
     monkeypatch.setattr(stream_stats, "SPILL_MARGIN", 1 << 62)  # no room on any disk
     copied, _ = preprocess_views([mapped], ["zscore"], "general", None, spill=True)
-    blocks, _ = preprocess_views([mapped], ["zscore"], "general", None, True, True)
+    blocks, _ = preprocess_views([mapped], ["zscore"], "general", None, row_blocks=True, spill=True)
     assert type(copied[0]) is np.ndarray and is_source(blocks[0])

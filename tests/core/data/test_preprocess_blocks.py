@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 import core.data.preprocessing as pp
-from core.data.preprocess_stats import apply_stats, fit_stats
 
 
 @pytest.fixture
@@ -51,10 +50,10 @@ def test_fitted_zscore_statistics_of_a_float32_memory_map(mixed, tmp_path, monke
     path = tmp_path / "x.npy"
     np.save(path, mixed.astype(np.float32))
     mapped = np.load(path, mmap_mode="r")
-    stats = fit_stats(mapped, "auto: zscore")
-    np.testing.assert_allclose(stats["scale"], mixed.astype(np.float32).std(axis=0, ddof=1,
+    fitted = pp.fit_view(mapped, "zscore")
+    np.testing.assert_allclose(fitted.scale, mixed.astype(np.float32).std(axis=0, ddof=1,
                                dtype=np.float64), rtol=1e-10)  # fmt: skip
-    out = apply_stats(mapped, stats)
+    out = fitted.apply(mapped)
     assert out.dtype == np.float32 and np.isfinite(out).all()
     np.testing.assert_allclose(out.mean(axis=0, dtype=np.float64), 0.0, atol=1e-5)
 
@@ -78,7 +77,8 @@ def test_large_mapped_views_are_preprocessed_as_they_are_read(tmp_path):
     assert sources is not None
     for s in sources:
         s._rows = 97  # many blocks
-    blocked, names, _ = preprocess_streamed(sources, "zscore")
+    blocked, fitted = preprocess_streamed(sources, "zscore")
+    names = [t.label for t in fitted]
     copied, copied_names = preprocess(maps, "zscore")
     assert names == copied_names
     for src, full in zip(blocked, copied, strict=True):

@@ -8,8 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 from core.data.dataset import DataError
-from core.data.missing import preprocess_observed
-from core.data.preprocessing import preprocess
+from core.data.preprocessing import preprocess, transform_views
 from core.experiments.amputation import fill_missing
 
 
@@ -24,7 +23,8 @@ def _incomplete(seed: int = 0):
 
 def test_each_view_is_z_scored_on_its_observed_samples_only():
     views, observed = _incomplete()
-    out, chosen = preprocess_observed(views, "zscore", observed=observed)
+    out, fitted = transform_views(views, "zscore", observed=observed)
+    chosen = [t.label for t in fitted]
     seen = out[1][observed[:, 1]]
     np.testing.assert_allclose(seen.mean(axis=0), 0.0, atol=1e-12)
     np.testing.assert_allclose(seen.std(axis=0, ddof=1), 1.0)
@@ -40,9 +40,9 @@ def test_missing_rows_are_never_read_and_sparse_stays_sparse():
     garbage = [x.copy() for x in views]
     garbage[1][~observed[:, 1]] = 1e6
     sparse = [views[0], sp.csr_matrix(views[1])]
-    a, _ = preprocess_observed(views, ["auto", "tfidf"], observed=observed)
-    b, _ = preprocess_observed(garbage, ["auto", "tfidf"], observed=observed)
-    c, _ = preprocess_observed(sparse, ["auto", "tfidf"], observed=observed)
+    a, _ = transform_views(views, ["auto", "tfidf"], observed=observed)
+    b, _ = transform_views(garbage, ["auto", "tfidf"], observed=observed)
+    c, _ = transform_views(sparse, ["auto", "tfidf"], observed=observed)
     for x, y, z in zip(a, b, c, strict=True):
         np.testing.assert_array_equal(x, y)
         np.testing.assert_allclose(z.toarray() if sp.issparse(z) else z, x)
@@ -51,9 +51,9 @@ def test_missing_rows_are_never_read_and_sparse_stays_sparse():
 
 def test_complete_data_is_plain_preprocessing_and_bad_choices_are_refused():
     views, _ = _incomplete(2)
-    a, _ = preprocess_observed(views, "auto")
+    a, _ = transform_views(views, "auto")
     b, _ = preprocess(views, "auto")
     for x, y in zip(a, b, strict=True):
         np.testing.assert_array_equal(x, y)
     with pytest.raises(DataError, match="3 preprocessing choices for 2 views"):
-        preprocess_observed(views, ["auto"] * 3, observed=np.ones((50, 2), dtype=bool))
+        transform_views(views, ["auto"] * 3, observed=np.ones((50, 2), dtype=bool))

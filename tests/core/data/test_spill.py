@@ -47,7 +47,8 @@ def test_large_mapped_views_are_spilled_and_fmdc_gives_the_in_memory_labels(tmp_
     maps = _maps(tmp_path)
     out = stream_stats.preprocess_spilled(maps, ["auto", "auto"], copy_above=1000)
     assert out is not None
-    views, names = out
+    views, fitted = out
+    names = [t.label for t in fitted]
     assert all(isinstance(v, np.memmap) for v in views)
     copied, copied_names = preprocess(maps, ["auto", "auto"])
     assert names == copied_names

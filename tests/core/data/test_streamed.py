@@ -156,7 +156,8 @@ def test_streamed_preprocessing_equals_in_memory(rule, tmp_path):
         else:
             views, srcs = ds.views, sources
         mem, names = preprocess(views, method, rule)
-        out, got, _ = preprocess_streamed(srcs, method, rule)
+        out, fitted = preprocess_streamed(srcs, method, rule)
+        got = [t.label for t in fitted]
         assert got == names, (method, rule)
         for s, w in zip(out, mem, strict=True):
             np.testing.assert_allclose(_whole(s), _dense(w), rtol=1e-9, atol=1e-12)

@@ -14,8 +14,7 @@ import scipy.sparse as sp
 
 from core.cli.main import main as mvc
 from core.data.demo import load_demo
-from core.data.preprocess_stats import apply_stats, fit_stats
-from core.data.preprocessing import preprocess_view
+from core.data.preprocessing import ViewTransform, fit_view, preprocess_view
 from core.methods import REGISTRY
 from core.numerics.metrics import all_metrics
 from tests.conftest import make_blobs_views
@@ -28,7 +27,12 @@ def test_fitted_statistics_reproduce_preprocessing(kind, sparse):
     x = rng.poisson(0.7, (60, 9)).astype(float) * [1, 3, 10, 100, 1, 1, 2, 5, 1]
     x = sp.csr_matrix(x) if sparse else x
     y, name = preprocess_view(x, kind)
-    z = apply_stats(x, fit_stats(x, name))
+    fitted = fit_view(x, kind)
+    assert fitted.label == name
+    # stored and read back (the .predict.npz beside a run record) it is the same transform
+    fitted = ViewTransform.from_arrays(fitted.to_arrays())
+    assert fitted.label == name
+    z = fitted.apply(x)
 
     def dense(a):
         return a.toarray() if sp.issparse(a) else a
@@ -38,7 +42,7 @@ def test_fitted_statistics_reproduce_preprocessing(kind, sparse):
     if kind in ("zscore", "minmax", "tfidf"):
         new = x[:5] * 3.0
         own, _ = preprocess_view(new, kind)
-        assert not np.allclose(dense(apply_stats(new, fit_stats(x, name))), dense(own))
+        assert not np.allclose(dense(fitted.apply(new)), dense(own))
 
 
 @pytest.mark.parametrize("method", sorted(m for m in REGISTRY if m != "fake"))

@@ -244,7 +244,7 @@ def test_mvc_run_html_unwritable_path_exits_2(tmp_path, capsys):
     assert code == 2
     err = capsys.readouterr().err
     # refused before loading and running, with the reason
-    assert err == f"mvc: error: cannot write {target}: {blocker} is a file, not a folder\n"
+    assert err == f"mvc: error: cannot write --html {target}: {blocker} is a file, not a folder\n"
     assert blocker.read_text() == "not a folder"
     assert main(["run", "--demo", "--method", "fmdc", "--html", str(tmp_path)]) == 2
     assert "is a folder: give a file name" in capsys.readouterr().err
