@@ -101,8 +101,8 @@ class Param:
 
     @property
     def flag(self) -> str:
-        """The command-line flag: ``--n-clusters`` for ``n_clusters``."""
-        return "--" + self.name.replace("_", "-")
+        """The ``mvc`` flag: ``--n-clusters`` for ``n_clusters`` (see :func:`cli_flag`)."""
+        return cli_flag(self.name)
 
     def parse(self, text: str) -> Any:
         """Parse a command-line string into a value of this parameter's kind; text that is

@@ -137,10 +137,6 @@ def test_a_label_column_of_one_class_is_refused_by_its_flag(tables, capsys):
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core/numerics/n_clusters.py raises a plain ValueError (fix in the dataio report)",
-)
 def test_too_few_samples_to_estimate_k_is_one_line(npz, capsys):
     argv = ["run", npz(3), "--method", "kmeans-concat", "--quiet"]
     message = _error(capsys, argv, alone=False)
@@ -161,3 +157,8 @@ def test_a_view_chosen_twice_is_refused(npz, capsys, views):
     message = _error(capsys, [*argv, "--views", views])
     twice = views[-1]  # the message may start with the flag: "--views 1,1: view 1 ..."
     assert f"view {twice} ('view {twice}') is selected twice: each view can be used once" in message
+
+
+def test_the_seed_is_named_by_the_flag_the_user_typed(npz, capsys):
+    argv = ["run", npz(30, np.arange(30) % 2), "--method", "kmeans-concat", "--quiet"]
+    assert _error(capsys, [*argv, "--seed", "x"]).startswith("--seed takes an integer in [")
