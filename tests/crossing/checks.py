@@ -165,8 +165,9 @@ def check_write_back(target: Path, w: Written, clusters: dict[str, int]) -> None
             fail("write-back: no column mvc_cluster", repr(rows[0]))
         if [r[:-1] for r in rows] != before:
             fail("write-back: the copy changed the table's own cells")
-        got = {r[0]: r[-1] for r in rows[1:]}
-        want = {r[0]: "" if r[0] not in clusters else str(clusters[r[0]]) for r in rows[1:]}
+        c = before[0].index(w.id_column) if w.id_column else 0
+        got = {r[c]: r[-1] for r in rows[1:]}
+        want = {r[c]: "" if r[c] not in clusters else str(clusters[r[c]]) for r in rows[1:]}
     wrong = [k for k in want if got.get(k) != want[k]]
     if wrong:
         first = wrong[0]

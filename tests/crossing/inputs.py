@@ -52,6 +52,8 @@ class Written:
     write_back: Path | None = None
     #: the suffix of the --write-back target (same format as ``write_back``)
     write_back_suffix: str = ".tsv"
+    #: the id column named with --id-column (None: found by the loader)
+    id_column: str | None = None
     #: every input file, with its sha256 when written (inputs must stay byte-identical)
     digests: dict[Path, str] = field(default_factory=dict)
     #: the dataset's name the HTML report must show (the file stem)
@@ -201,6 +203,38 @@ def write_tables_shared(folder: Path) -> Written:
     return _tables(folder, "shared")
 
 
+# -- tables whose id column is not the first one, named with --id-column: a semicolon CSV and
+#    a TSV view, a metadata CSV; rows in other orders, complete views ----------------------------
+def write_tables_id_column(folder: Path) -> Written:
+    from table_fixtures import omics_truth
+
+    n, g = 63, np.random.default_rng(6)
+    ids, labels, (a, b) = omics_truth(n, seed=6)
+    ids = np.array([f"P{i:03d}-{s[-2:]}" for i, s in enumerate(ids)])
+    img, txt, meta = folder / "image.csv", folder / "text.tsv", folder / "patients.csv"
+    lines = ["f1;f2;patient;" + ";".join(f"f{j}" for j in range(3, a.shape[1] + 1))]
+    for i in g.permutation(n):
+        cells = [repr(float(v)) for v in a[i]]
+        lines.append(";".join([*cells[:2], str(ids[i]), *cells[2:]]))
+    img.write_text("\n".join(lines) + "\n")
+    lines = ["\t".join([*(f"t{j}" for j in range(b.shape[1])), "patient"])]
+    lines += ["\t".join([*(repr(float(v)) for v in b[i]), str(ids[i])]) for i in g.permutation(n)]
+    txt.write_text("\n".join(lines) + "\n")
+    lines = ["group,patient,age"] + [
+        f"{labels[i]},{ids[i]},{30 + i % 40}" for i in g.permutation(n)
+    ]
+    meta.write_text("\n".join(lines) + "\n")
+    args = ["--view", f"image={img}", "--view", f"text={txt}", "--meta", str(meta),
+            "--id-column", "patient", "--label-column", "group"]  # fmt: skip
+    spec = {"views": [f"image={img}", f"text={txt}"], "meta": str(meta), "id_column": "patient",
+            "label_column": "group"}  # fmt: skip
+    return Written("tables-id-column", args, ids.tolist(),
+                   dict(zip(ids.tolist(), labels.tolist(), strict=True)), own_ids=True,
+                   write_back=meta, write_back_suffix=".csv", id_column="patient",
+                   digests=file_digests([img, txt, meta]), dataset_name=img.stem,
+                   load=_load_spec(spec))  # fmt: skip
+
+
 # -- AnnData .h5ad: two matrices of one file as views (--view NAME=FILE#KEY), its obs as the
 #    metadata (--meta FILE) --------------------------------------------------------------------
 def write_h5ad_views(folder: Path) -> Written:
@@ -259,6 +293,7 @@ INPUT_KINDS: list[InputKind] = [
     InputKind("npz", write_npz),
     InputKind("tables-all", write_tables),
     InputKind("tables-shared", write_tables_shared),
+    InputKind("tables-id-column", write_tables_id_column),
     InputKind("h5ad", write_h5ad_views),
     InputKind("h5mu", write_h5mu_file),
     InputKind("streamed", write_streamed),

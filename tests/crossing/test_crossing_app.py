@@ -190,7 +190,7 @@ def _write_back(run: AppRun) -> None:
     from core.records.write_back import write_back
 
     target = run.folder / f"new{w.write_back_suffix}"
-    write_back(w.write_back, target, run.result.ids, run.result.labels)
+    write_back(w.write_back, target, run.result.ids, run.result.labels, id_column=w.id_column)
     check_write_back(target, w, run.clusters())
 
 
