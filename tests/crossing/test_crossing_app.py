@@ -104,10 +104,6 @@ def app_run(w: Written, method: str, folder: Path) -> AppRun:
         frames: list = []
         end = run.end = runner.run_solver(1, solver, session.prepared, session.labels,
                                           frames.append, _Go(), session.observed)  # fmt: skip
-        # older workers fitted the prediction statistics after the run (SolverWorker._main)
-        attach = getattr(runner, "attach_prediction_stats", None)
-        if attach is not None:
-            attach(end, [session.dataset.views[i] for i in session.view_indices])
         for frame in frames:  # RunController._on_worker_frames_ready
             history.add(frame)
         if end.status != "finished":
