@@ -101,7 +101,12 @@ def view_numbers(ds: MultiViewDataset, text: str | None) -> list[int]:
 
 
 def select_views(ds: MultiViewDataset, text: str | None) -> MultiViewDataset:
-    return ds if not text else ds.select_views(view_numbers(ds, text))
+    if not text:
+        return ds
+    try:
+        return ds.select_views(view_numbers(ds, text))
+    except DataError as exc:
+        raise DataError(f"--views {text}: {exc}") from exc
 
 
 def add_data_args(p: argparse.ArgumentParser, preprocess: bool = True) -> None:

@@ -162,8 +162,9 @@ def cmd_run(full: argparse.Namespace) -> int:
         raise DataError("--profile and --html need the views in memory: use --no-stream")
     ds = select_views(loaded, full.views)
     params = collect_params(full, cls.param_spec)
-    if "n_clusters" not in params:  # unlabelled data: estimated, and said so
-        params["n_clusters"] = ds.n_classes if (ds.n_classes or 0) >= 2 else "auto"
+    from_labels = "n_clusters" not in params and (ds.n_classes or 0) >= 2
+    if "n_clusters" not in params:  # the classes of the reference labels, else estimated
+        params["n_clusters"] = ds.n_classes if from_labels else "auto"
     solver = cls.from_params(params)
     if not ds.complete and not cls.supports_incomplete:
         missing = int(np.count_nonzero(~ds.observed.all(axis=1)))
@@ -186,8 +187,17 @@ def cmd_run(full: argparse.Namespace) -> int:
         err.write(f"preprocessing {name}: {t.label}\n")
     show = ProgressPrinter(err, quiet=full.quiet)
     t0 = time.perf_counter()
-    for state in solver.iterate(views, ds.observed):
-        show(state)
+    try:
+        for state in solver.iterate(views, ds.observed):
+            show(state)
+    except (DataError, ParamError) as exc:
+        if not from_labels or "n_clusters" not in str(exc):
+            raise
+        var = ds.meta.get("label_variable")  # say where a k the user never gave came from
+        raise type(exc)(
+            f"{exc} (n_clusters = {ds.n_classes}: the classes of the reference labels"
+            f"{f' ({var})' if var else ''}; --n-clusters K sets another)"
+        ) from exc
     _print_resolved(solver, err)
     result = RunResult.from_fit(
         solver,
@@ -213,6 +223,17 @@ def _check_outputs(args: argparse.Namespace) -> None:
         if path in inputs:
             raise DataError(f"{name} {path}: choose a new file, not an input")
         check_writable(path, name)
+    if args.write_back and not _write_back_source(args):
+        raise DataError("--write-back needs --meta TABLE, or an .h5ad/.h5mu data file")
+
+
+def _write_back_source(args: argparse.Namespace) -> str | None:
+    """The file whose copy gets the clusters: the metadata table, or an AnnData/MuData file."""
+    meta = getattr(args, "meta", None)
+    if meta:
+        return meta
+    file = args.file or ""
+    return file if file.lower().endswith((".h5ad", ".h5mu")) else None
 
 
 def _write_outputs(
@@ -244,12 +265,7 @@ def _write_outputs(
 def _write_back(args: argparse.Namespace, ds: MultiViewDataset, result: RunResult):
     from core.records.write_back import write_back
 
-    source = getattr(args, "meta", None) or args.file
-    if not source or not (
-        getattr(args, "meta", None) or str(source).lower().endswith((".h5ad", ".h5mu"))
-    ):
-        raise DataError("--write-back needs --meta TABLE, or an .h5ad/.h5mu data file")
-    return write_back(source, args.write_back, ds.ids.tolist(), result.labels,
+    return write_back(_write_back_source(args), args.write_back, ds.ids.tolist(), result.labels,
                       id_column=getattr(args, "id_column", None))  # fmt: skip
 
 

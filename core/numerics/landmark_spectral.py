@@ -14,6 +14,7 @@ from collections.abc import Generator
 import numpy as np
 from sklearn.cluster import KMeans
 
+from core.data.dataset import DataError
 from core.numerics.graphs import normalize_anchor_graph, pkn_anchor_graph_steps
 from core.numerics.kmeans import kmeans_steps, restart_size
 from core.numerics.linalg import row_normalize
@@ -70,6 +71,8 @@ def landmark_spectral_steps(
     """
     emb = np.ascontiguousarray(emb, dtype=np.float64)
     n = emb.shape[0]
+    if n <= n_clusters:
+        raise DataError(f"'n_clusters' = {n_clusters} must be below the {n} samples")
     count = int(max(n_clusters + 1, min(per_cluster * n_clusters, n // 2)))
     centres = landmarks(emb, count, rng)
     yield 0.2

@@ -18,7 +18,7 @@ from itertools import combinations
 import numpy as np
 import scipy.sparse as sp
 
-from core.data.dataset import View
+from core.data.dataset import DataError, View
 from core.numerics.anchors import bkhk_steps
 from core.numerics.graphs import normalize_anchor_graph, pkn_anchor_graph
 from core.numerics.kmeans import kmeans_labels
@@ -167,7 +167,10 @@ def estimate_n_clusters(
     t0 = time.perf_counter()
     n = views[0].shape[0]
     if n < 2 * k_min + 1:
-        raise ValueError(f"{n} samples are too few to estimate the number of clusters")
+        raise DataError(
+            f"{n} samples are too few to estimate the number of clusters (at least "
+            f"{2 * k_min + 1} are needed): give the number of clusters (--n-clusters K)"
+        )
     rng = np.random.default_rng(random_state)
     m = n_anchors or 2 ** int(np.floor(np.log2(min(n, 64))))
     z = multiview_anchor_graph(views, m, n_neighbors, rng)

@@ -103,6 +103,7 @@ def _run_record(run: StoredRun) -> dict[str, Any]:
         "history": r.history,
         "view_weights": r.view_weights,
         "view_names": r.view_names,
+        "class_names": r.class_names,
         "preprocessing": r.preprocessing,
         "dataset": r.dataset,
         "versions": r.versions,
@@ -258,6 +259,7 @@ def _parse_run(obj: Any, i: int) -> StoredRun:
         timings=numbers("timings"),
         dataset=dict(_need(obj, "dataset", dict, where, optional=True) or {}),
         preprocessing=[str(p) for p in _need(obj, "preprocessing", list, where, True) or []],
+        class_names=[str(c) for c in _need(obj, "class_names", list, where, True) or []],
         versions=dict(_need(obj, "versions", dict, where, optional=True) or {}),
         created=str(obj.get("created", "")),
     )
@@ -311,6 +313,7 @@ def parse_session(record: Any) -> SessionState:
                 f"runs[{i}].labels: {run.result.labels.size} labels, but the data has "
                 f"{source.n_samples} samples"
             )
+        run.result.sample_ids = source.sample_ids  # the data's own ids, stored once
     return SessionState(
         source=source,
         included=list(included),
