@@ -42,7 +42,8 @@ def write_nutrimouse(folder: Path, data: dict | None = None, lipid_missing: int 
     g = np.random.default_rng(1)
     ids, n = data["ids"], data["ids"].size
     no_lipids = set(g.choice(n, lipid_missing, replace=False).tolist()) if lipid_missing else set()
-    empty = {(int(i), int(j)) for i, j in zip(g.choice(n, 3, False), g.choice(120, 3, False))}
+    cells = zip(g.choice(n, 3, False), g.choice(120, 3, False), strict=True)
+    empty = {(int(i), int(j)) for i, j in cells}
     genes = ["mouse_id," + ",".join(f"gene{j + 1}" for j in range(120))]
     for i in g.permutation(n):
         cells = ["" if (i, j) in empty else f"{v:.5f}" for j, v in enumerate(data["genes"][i])]

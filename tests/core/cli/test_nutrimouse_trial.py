@@ -37,7 +37,8 @@ def test_every_method_runs_profiles_writes_back_and_predicts_new_mice(method, ta
     data = [*table_args(train), "--label-column", "diet"]
     meta_before = train["meta"].read_bytes()
     outputs = ["--out", str(out / "labels.csv"), "--report", str(out / "run.json"),
-               "--profile", str(out / "profile.csv"), "--write-back", str(out / "meta.csv")]  # fmt: skip
+               "--profile", str(out / "profile.csv"),
+               "--write-back", str(out / "meta.csv")]  # fmt: skip
     argv = ["run", *data, "--method", method, "--quiet", *outputs]
     align: list[str] = []
     if not cls.supports_incomplete:  # two mice have no lipids: refused by name, nothing written
