@@ -9,6 +9,7 @@ from core.methods.params import Param, ParamSpec, cli_flag
 
 __all__ = ["add_param_flags", "collect_params"]
 
+
 def _help(p: Param) -> str:
     default = "auto" if p.default is None else p.default
     return f"{p.help} ({p.range_text()}; default {default})"

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from core.data.atomic import check_writable, atomic_write
+from core.data.atomic import atomic_write, check_writable
 from core.data.preprocessing import AUTO_RULES
 from core.methods.base import normalized_weights
 from core.records.reproduce import plain, reproduce_command, solver_class, view_indices

@@ -6,8 +6,8 @@ from __future__ import annotations
 import h5py
 import numpy as np
 
-from core.data.open import DataSource, OpenPolicy, isolates
 from core.cli.main import main
+from core.data.open import DataSource, OpenPolicy, isolates
 
 
 def test_hdf5_files_are_isolated_by_default_and_the_flags_win(tmp_path):
