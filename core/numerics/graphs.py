@@ -20,6 +20,7 @@ from core.numerics.jit.graph import (
     pkn_rows_refined_into,
 )
 from core.numerics.jit.pkn_mixed import pkn_rows_mixed_into, screen_bounds
+from core.numerics.steps import drain
 from core.numerics.threads import blas_single, blas_threads
 
 __all__ = [
@@ -213,12 +214,7 @@ class _Inline:
 
 def pkn_anchor_graph(x: View, anchors: np.ndarray, k: int, mixed: bool = False) -> sp.csr_matrix:
     """Non-generator form of :func:`pkn_anchor_graph_steps`."""
-    gen = pkn_anchor_graph_steps(x, anchors, k, mixed)
-    while True:
-        try:
-            next(gen)
-        except StopIteration as stop:
-            return stop.value
+    return drain(pkn_anchor_graph_steps(x, anchors, k, mixed))
 
 
 def normalize_anchor_graph(z: sp.csr_matrix) -> sp.csr_matrix:

@@ -23,6 +23,7 @@ import numpy as np
 from sklearn.cluster import KMeans
 
 from core.numerics.linalg import row_normalize
+from core.numerics.steps import drain
 from core.numerics.threads import blas_threads, single_threaded
 
 __all__ = ["kmeans_labels", "kmeans_steps", "restart_size"]
@@ -147,8 +148,4 @@ def kmeans_labels(
         subsample=subsample,
         threads=threads,
     )
-    while True:
-        try:
-            next(steps)
-        except StopIteration as stop:
-            return stop.value[0]
+    return drain(steps)[0]

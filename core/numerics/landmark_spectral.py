@@ -19,6 +19,7 @@ from core.numerics.graphs import normalize_anchor_graph, pkn_anchor_graph_steps
 from core.numerics.kmeans import kmeans_steps, restart_size
 from core.numerics.linalg import row_normalize
 from core.numerics.spectral import top_left_singular_vectors
+from core.numerics.steps import scaled
 from core.numerics.threads import single_threaded
 
 __all__ = ["LANDMARKS_PER_CLUSTER", "LANDMARK_NEIGHBORS", "landmark_spectral_steps"]
@@ -76,22 +77,12 @@ def landmark_spectral_steps(
     count = int(max(n_clusters + 1, min(per_cluster * n_clusters, n // 2)))
     centres = landmarks(emb, count, rng)
     yield 0.2
-    graph = yield from _scaled(pkn_anchor_graph_steps(emb, centres, neighbors), 0.2, 0.5)
+    graph = yield from scaled(pkn_anchor_graph_steps(emb, centres, neighbors), 0.2, 0.5)
     spectral = row_normalize(
         top_left_singular_vectors(normalize_anchor_graph(graph), n_clusters, rng)
     )
     km = kmeans_steps(
         spectral, n_clusters, rng, n_init=n_init, restart_rows=restart_size(n_clusters)
     )
-    labels, _ = yield from _scaled(km, 0.5, 1.0)
+    labels, _ = yield from scaled(km, 0.5, 1.0)
     return labels, spectral
-
-
-def _scaled(gen: Generator, lo: float, hi: float) -> Generator[float, None, object]:
-    """Re-yield a progress generator's fractions into [lo, hi]; return its value."""
-    while True:
-        try:
-            frac = next(gen)
-        except StopIteration as stop:
-            return stop.value
-        yield lo + (hi - lo) * frac

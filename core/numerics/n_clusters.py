@@ -23,6 +23,7 @@ from core.numerics.anchors import bkhk_steps
 from core.numerics.graphs import normalize_anchor_graph, pkn_anchor_graph
 from core.numerics.kmeans import kmeans_labels
 from core.numerics.metrics import adjusted_rand
+from core.numerics.steps import drain
 
 __all__ = ["KEstimate", "anchor_graph_spectrum", "choose_candidate", "estimate_n_clusters"]
 
@@ -57,19 +58,11 @@ class KEstimate:
         }
 
 
-def _drain(gen):
-    while True:
-        try:
-            next(gen)
-        except StopIteration as stop:
-            return stop.value
-
-
 def multiview_anchor_graph(
     views: Sequence[View], n_anchors: int, n_neighbors: int, rng: np.random.Generator
 ) -> sp.csr_matrix:
     """The average of the per-view PKN anchor graphs on shared BKHK groups (n x m)."""
-    anchors, _ = _drain(bkhk_steps(views, n_anchors, rng, space="auto"))
+    anchors, _ = drain(bkhk_steps(views, n_anchors, rng, space="auto"))
     graphs = [pkn_anchor_graph(x, a, n_neighbors) for x, a in zip(views, anchors, strict=True)]
     return sp.csr_matrix(sum(graphs) / len(graphs))
 

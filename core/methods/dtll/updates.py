@@ -22,6 +22,7 @@ from core.numerics.graphs import block_rows, normalize_anchor_graph
 from core.numerics.kmeans import kmeans_steps
 from core.numerics.linalg import row_normalize
 from core.numerics.spectral import stacked_anchor_embedding
+from core.numerics.steps import scaled
 from core.numerics.threads import blas_threads
 
 log = logging.getLogger(__name__)
@@ -301,12 +302,8 @@ def shared_initial_labels_steps(
     # the project's k-means restarts (single-threaded runs, one per core at a time, Elkan's
     # iterations), on all rows: a subsample would move the start
     runs = kmeans_steps(emb, c, rng, n_init=n_init, subsample=n, threads=blas_threads())
-    while True:
-        try:
-            frac = next(runs)
-        except StopIteration as stop:
-            return stop.value[0]
-        yield 0.3 + 0.7 * frac
+    labels, _ = yield from scaled(runs, 0.3, 1.0)
+    return labels
 
 
 def unpermute(values: np.ndarray, order: np.ndarray) -> np.ndarray:

@@ -19,6 +19,7 @@ from core.data.dataset import View
 from core.methods.rgmvc.jit_graph import dense_graph_solve, sparse_graph_solve
 from core.methods.rgmvc.kernel_matrices import KernelChain, select_candidates
 from core.numerics.graphs import row_sq_norms
+from core.numerics.steps import drain
 
 __all__ = [
     "DenseProblem",
@@ -150,7 +151,7 @@ class SparseProblem(_CachedSolves):
         self.k[grow] = np.minimum(self.n - 1, 2 * self.k[grow])
         for size in np.unique(self.k[rows]):
             sel = rows[self.k[rows] == size]
-            counts, idx, v, bview, bref, bdir = _drain(
+            counts, idx, v, bview, bref, bdir = drain(
                 select_candidates(self.xs, self.chains, w, int(size), sel, sqs=self.sqs)
             )
             self.starts[sel] = 0  # not live while the pool may be compacted
@@ -199,14 +200,6 @@ def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
 def _reference(g2: np.ndarray) -> np.ndarray:
     """Reference weights for candidate selection: γ², floored so every ratio is finite."""
     return np.maximum(g2, 1e-3 * float(g2.max()))
-
-
-def _drain(gen: Generator) -> object:
-    while True:
-        try:
-            next(gen)
-        except StopIteration as stop:
-            return stop.value
 
 
 def reduced_gradient_step(

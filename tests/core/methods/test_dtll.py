@@ -23,14 +23,7 @@ from core.methods.dtll.updates import (
 from core.methods.params import ParamError
 from core.numerics.graphs import pkn_anchor_graph
 from core.numerics.metrics import accuracy as acc
-
-
-def _drain(gen):
-    while True:
-        try:
-            next(gen)
-        except StopIteration as stop:
-            return stop.value
+from core.numerics.steps import drain
 
 
 def vda_twin(score: np.ndarray, m: int) -> list[int]:
@@ -98,7 +91,7 @@ def test_vda_kernel_equals_two_pass_arithmetic_with_ties():
 def test_vda_exhausted_scores_are_filled_up():
     # two distinct variances only: the scores die out after a few picks
     views = [np.repeat([[0.0, 1.0, 0.0], [0.0, 3.0, 0.0]], 10, axis=0)]
-    sel = _drain(vda_anchor_steps(views, 8))
+    sel = drain(vda_anchor_steps(views, 8))
     assert sel.size == 8 and np.unique(sel).size == 8 and np.all(np.diff(sel) > 0)
 
 

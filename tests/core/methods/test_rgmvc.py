@@ -30,8 +30,9 @@ from core.methods.rgmvc.kernel_matrices import (
     select_candidates,
 )
 from core.methods.rgmvc.solver import RGMVC
-from core.methods.rgmvc.updates import DenseProblem, SparseProblem, _drain, reduced_gradient_step
+from core.methods.rgmvc.updates import DenseProblem, SparseProblem, reduced_gradient_step
 from core.numerics.metrics import all_metrics
+from core.numerics.steps import drain
 from tests.conftest import make_blobs_views
 
 # -- NumPy twins ----------------------------------------------------------------------------
@@ -281,7 +282,7 @@ def test_passes_give_the_dense_chain(kind, force_exact, block, rng):
         x[4] = 0.0  # a zero row: the knorm guard
         x = sp.csr_matrix(x)
     _, dense = dense_kernel(x, kind, 1.3)
-    chain = _drain(kernel_passes(x, kind, 1.3, force_exact=force_exact, n_top=5, block=block))
+    chain = drain(kernel_passes(x, kind, 1.3, force_exact=force_exact, n_top=5, block=block))
     for name in ("inv2s2", "lo", "hi", "t", "scale"):
         assert getattr(chain, name) == pytest.approx(getattr(dense, name), rel=1e-12, abs=1e-14)
     np.testing.assert_allclose(chain.r, dense.r, atol=1e-13)
@@ -298,7 +299,7 @@ def test_low_clip_is_exact_from_the_kept_smallest(n_top, extra, caplog):
     k0 = np.exp(-np.maximum(((x[:, None] - x[None]) ** 2).sum(-1), 0) * dense.inv2s2)
     assert (k0 < dense.lo).sum(1).max() == 2
     with caplog.at_level("INFO", logger="core.methods.rgmvc.kernel_matrices"):
-        chain = _drain(kernel_passes(x, "gaussian", 1.3, n_top=n_top, block=16))
+        chain = drain(kernel_passes(x, "gaussian", 1.3, n_top=n_top, block=16))
     # with one kept value, only rows with a raised entry need their full rows
     flagged = int((k0 < dense.lo).any(1).sum())
     assert flagged < 60
@@ -310,7 +311,7 @@ def test_low_clip_is_exact_from_the_kept_smallest(n_top, extra, caplog):
 
 def test_constant_view_gives_none():
     assert dense_kernel(np.ones((10, 3)), "gaussian", 1.0) is None
-    assert _drain(kernel_passes(np.ones((10, 3)), "gaussian", 1.0)) is None
+    assert drain(kernel_passes(np.ones((10, 3)), "gaussian", 1.0)) is None
 
 
 # -- the two paths agree --------------------------------------------------------------------
@@ -336,7 +337,7 @@ def test_sparse_problem_certifies_every_row():
     ks, chains = zip(*[dense_kernel(x, "gaussian", 1.0) for x in views], strict=True)
     xs = list(views)
     prob = SparseProblem(xs, list(chains), 4)
-    _drain(prob.select_steps(np.full(3, 1 / 3)))
+    drain(prob.select_steps(np.full(3, 1 / 3)))
     dense = DenseProblem(np.stack(ks))
     for gamma in ([1 / 3] * 3, [0.7, 0.2, 0.1], [0.0, 0.5, 0.5], [1.0, 0.0, 0.0]):
         f_s, tr_s = prob.solve(np.array(gamma))
@@ -354,7 +355,7 @@ def test_vertex_solves_certify_with_per_view_lists():
     views, _ = small_views(n=60, seed=2)
     ks, chains = zip(*[dense_kernel(x, "gaussian", 1.0) for x in views], strict=True)
     prob = SparseProblem(list(views), list(chains), 24)
-    _drain(prob.select_steps(np.full(3, 1 / 3)))
+    drain(prob.select_steps(np.full(3, 1 / 3)))
     dense = DenseProblem(np.stack(ks))
     for p in range(3):
         gamma = np.eye(3)[p]
@@ -382,7 +383,7 @@ def test_select_candidates_keeps_the_largest():
     views, _ = small_views(n=40, seed=1)
     ks, chains = zip(*[dense_kernel(x, "gaussian", 1.0) for x in views], strict=True)
     w = np.array([0.5, 0.3, 0.2])
-    counts, idx, vals, *_ = _drain(select_candidates(list(views), list(chains), w, 5))
+    counts, idx, vals, *_ = drain(select_candidates(list(views), list(chains), w, 5))
     k = np.stack(ks)
     a = np.tensordot(w, k, 1)
     starts = np.r_[0, np.cumsum(counts)]

@@ -16,16 +16,9 @@ from core.numerics import graphs
 from core.numerics.anchors import bkhk_steps, kmeanspp_seeds, two_seeds
 from core.numerics.graphs import row_sq_norms
 from core.numerics.jit.graph import pkn_rows_into
+from core.numerics.steps import drain
 
 pytestmark = pytest.mark.kernels
-
-
-def _run(gen):
-    while True:
-        try:
-            next(gen)
-        except StopIteration as stop:
-            return stop.value
 
 
 def _twin_graph(x, anchors, k):
@@ -85,14 +78,14 @@ def test_scale_by_view_equals_take_then_multiply(rng):
 
 def test_bkhk_on_a_subsample_forms_balanced_groups_of_sampled_rows(rng):
     x = rng.normal(size=(600, 5))
-    anchors, groups = _run(bkhk_steps([x], 16, np.random.default_rng(0), sample=160))
+    anchors, groups = drain(bkhk_steps([x], 16, np.random.default_rng(0), sample=160))
     rows = np.concatenate(groups)
     assert rows.size == 160 and np.unique(rows).size == 160  # 10 sampled rows per anchor
     assert {g.size for g in groups} == {10}
     np.testing.assert_allclose(anchors[0], np.array([x[g].mean(0) for g in groups]))
     # a sample of at least n rows is the full tree, draw for draw
-    full = _run(bkhk_steps([x], 16, np.random.default_rng(0)))
-    same = _run(bkhk_steps([x], 16, np.random.default_rng(0), sample=600))
+    full = drain(bkhk_steps([x], 16, np.random.default_rng(0)))
+    same = drain(bkhk_steps([x], 16, np.random.default_rng(0), sample=600))
     np.testing.assert_array_equal(full[0][0], same[0][0])
 
 

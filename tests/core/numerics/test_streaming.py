@@ -12,15 +12,8 @@ from core.data.demo import make_synthetic
 from core.methods import REGISTRY
 from core.numerics.anchors import bkhk_steps
 from core.numerics.graphs import pkn_anchor_graph
+from core.numerics.steps import drain
 from core.numerics.streaming import stream_bkhk_steps, stream_pkn_graph_steps
-
-
-def _drain(gen):
-    while True:
-        try:
-            next(gen)
-        except StopIteration as stop:
-            return stop.value
 
 
 @pytest.fixture(scope="module")
@@ -30,13 +23,13 @@ def data():
 
 def test_streamed_anchors_and_graph_match_in_memory(data):
     sources = [ArraySource(x, block_rows=37) for x in data.views]
-    a_mem, g_mem = _drain(bkhk_steps(data.views, 64, np.random.default_rng(1), space="sketch"))
-    a_str, g_str = _drain(stream_bkhk_steps(sources, 64, np.random.default_rng(1)))
+    a_mem, g_mem = drain(bkhk_steps(data.views, 64, np.random.default_rng(1), space="sketch"))
+    a_str, g_str = drain(stream_bkhk_steps(sources, 64, np.random.default_rng(1)))
     assert all(np.array_equal(np.sort(p), np.sort(q)) for p, q in zip(g_mem, g_str, strict=True))
     for p, q in zip(a_mem, a_str, strict=True):
         np.testing.assert_allclose(p, q, rtol=1e-10, atol=1e-12)
     z_mem = pkn_anchor_graph(data.views[1], a_mem[1], 10)
-    z_str = _drain(stream_pkn_graph_steps(sources[1], a_mem[1], 10))
+    z_str = drain(stream_pkn_graph_steps(sources[1], a_mem[1], 10))
     assert abs(z_mem - z_str).max() < 1e-12
 
 
@@ -89,7 +82,7 @@ def test_dtll_on_row_blocks_finds_the_in_memory_partition(data):
 
 def test_streamed_tree_on_a_subsample_averages_the_sampled_rows(data):
     sources = [ArraySource(x, block_rows=37) for x in data.views]
-    anchors, groups = _drain(stream_bkhk_steps(sources, 32, np.random.default_rng(2), sample=320))
+    anchors, groups = drain(stream_bkhk_steps(sources, 32, np.random.default_rng(2), sample=320))
     rows = np.concatenate(groups)
     assert rows.size == 320 and np.unique(rows).size == 320 and {g.size for g in groups} == {10}
     for x, a in zip(data.views, anchors, strict=True):
