@@ -4,11 +4,29 @@ For every feature and cluster k (against all other samples): the means inside an
 a standardised mean difference (Cohen's d, pooled standard deviation), the Mann-Whitney U
 test as the area under the curve AUC = U / (n_k n_rest) with a two-sided p-value from the
 normal approximation with tie correction, and Benjamini-Hochberg q-values over the features
-of one view and cluster.
+of one view and cluster. :meth:`ViewProfile.top` ranks the features with q < alpha by
+|d|, largest first, in both directions: a feature much lower in the cluster is as telling as
+one much higher (the sign of d says which).
 
 Ranks are computed once per feature for all clusters at once, from the stored entries only:
 a sparse column's implicit zeros form one tie group, so a text view is never densified.
 Columns are processed in blocks (bounded memory); the sort is one ``lexsort`` per block.
+
+Samples missing a view (``observed``, the view's column of ``MultiViewDataset.observed``):
+every statistic of the view is over the samples that HAVE it, inside and outside the
+cluster; the zero rows stored for the others never count. A cluster none of whose samples
+has the view gets no features (``top`` is empty, its ``mean_in`` is NaN).
+
+Row-block views (streamed, :class:`core.data.blocks.RowBlockSource`): the per-cluster sums
+and sums of squares are accumulated block by block in one pass, so the means, Cohen's d and
+the standardised means are over all observed rows, as in memory (equal up to the order of
+summation). The rank statistics need all values of a feature at once: they are computed per
+group of columns, one pass over the row blocks per group keeping only that group's columns
+(at most :data:`RANK_PASS_ENTRIES` values held; the first group is gathered during the
+moments pass). With at most :data:`STREAM_RANK_ROWS` observed rows this is exact (the same
+AUC, p and q as in memory); with more, the AUC, p and q come from a fixed random subsample of
+:data:`STREAM_RANK_ROWS` observed rows (seed 0, the same rows for every feature and cluster),
+which bounds the number of passes. ``ViewProfile.rank_samples`` says how many rows they used.
 """
 
 from __future__ import annotations
@@ -20,12 +38,24 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import ndtr
 
+from core.data.blocks import is_source
 from core.data.dataset import View
 
-__all__ = ["ViewProfile", "bh_qvalues", "profile_view", "rank_sums"]
+__all__ = [
+    "RANK_PASS_ENTRIES",
+    "STREAM_RANK_ROWS",
+    "ViewProfile",
+    "bh_qvalues",
+    "profile_view",
+    "rank_sums",
+]
 
 #: stored entries handled per block of columns (bounds the temporary arrays to ~1 GB)
 BLOCK_ENTRIES = 20_000_000
+#: row-block views: rows the rank statistics (AUC, p, q) use at most (a seeded subsample above)
+STREAM_RANK_ROWS = 100_000
+#: row-block views: values (dense) or stored entries (sparse) gathered per pass for the ranks
+RANK_PASS_ENTRIES = 40_000_000
 
 
 def bh_qvalues(p: np.ndarray) -> np.ndarray:
@@ -50,25 +80,33 @@ def _entries(x: View, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray, np.ndar
     return rows.ravel(), cols.ravel(), block.ravel()
 
 
-def rank_sums(x: View, labels: np.ndarray, n_clusters: int) -> tuple[np.ndarray, np.ndarray]:
+def rank_sums(
+    x: View, labels: np.ndarray, n_clusters: int, rows: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """(c, d) rank sums of each cluster per feature (average ranks over all n samples) and
-    (d,) tie terms sum(t^3 - t) per feature."""
-    n, d = x.shape
+    (d,) tie terms sum(t^3 - t) per feature. ``rows``: rank only these rows of ``x`` (the
+    samples that have the view; ``labels`` still has one entry per row of ``x``)."""
     labels = np.asarray(labels, dtype=np.int64)
+    if not sp.issparse(x):
+        return _dense_rank_sums(np.asarray(x), labels, n_clusters, rows)
+    if rows is not None:
+        x, labels = x[rows], labels[rows]
+    n, d = x.shape
     counts = np.bincount(labels, minlength=n_clusters).astype(np.float64)
     sums = np.zeros((n_clusters, d))
     ties = np.zeros(d)
-    if not sp.issparse(x):
-        return _dense_rank_sums(np.asarray(x), labels, n_clusters)
     xc = x.tocsc()
-    per_col = max(1, (x.nnz if sp.issparse(x) else n * d) // max(d, 1))
+    if np.any(xc.data == 0):  # stored zeros belong to the implicit zeros' tie group
+        xc = xc.copy()
+        xc.eliminate_zeros()
+    per_col = max(1, xc.nnz // max(d, 1))
     step = max(1, BLOCK_ENTRIES // max(per_col, 1))
     for lo in range(0, d, step):
         hi = min(d, lo + step)
         w = hi - lo
-        rows, cols, vals = _entries(xc, lo, hi)
+        rows_, cols, vals = _entries(xc, lo, hi)
         order = np.lexsort((vals, cols))
-        rows, cols, vals = rows[order], cols[order], vals[order]
+        rows_, cols, vals = rows_[order], cols[order], vals[order]
         nnz = np.bincount(cols, minlength=w)
         zeros = n - nnz  # implicit zeros of each column: one tie group
         start = np.concatenate(([0], np.cumsum(nnz)[:-1]))
@@ -83,7 +121,7 @@ def rank_sums(x: View, labels: np.ndarray, n_clusters: int) -> tuple[np.ndarray,
         neg = np.bincount(cols, weights=(vals < 0), minlength=w)
         rank = avg + np.where(vals > 0, zeros[cols], 0)  # positives rank after the zeros
         zero_rank = neg + (zeros + 1) / 2.0
-        key = labels[rows] * w + cols
+        key = labels[rows_] * w + cols
         stored = np.bincount(key, weights=rank, minlength=n_clusters * w).reshape(n_clusters, w)
         in_k = np.bincount(key, minlength=n_clusters * w).reshape(n_clusters, w)
         sums[:, lo:hi] = stored + (counts[:, None] - in_k) * zero_rank[None, :]
@@ -93,15 +131,23 @@ def rank_sums(x: View, labels: np.ndarray, n_clusters: int) -> tuple[np.ndarray,
     return sums, ties
 
 
-def _dense_rank_sums(x: np.ndarray, labels: np.ndarray, c: int) -> tuple[np.ndarray, np.ndarray]:
-    """Dense views: column blocks sorted along the samples (no per-entry keys)."""
-    n, d = x.shape
-    ind = sp.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(c, n))
+def _dense_rank_sums(
+    x: np.ndarray, labels: np.ndarray, c: int, rows: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Dense views: column blocks sorted along the samples (no per-entry keys); ``rows``: only
+    these rows (read per block, the view is not copied)."""
+    if rows is not None:
+        labels = labels[rows]
+    n, d = labels.size, x.shape[1]
     sums, ties = np.zeros((c, d)), np.zeros(d)
+    if n == 0:
+        return sums, ties
+    ind = sp.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(c, n))
     step = max(1, BLOCK_ENTRIES // 4 // max(n, 1))
     for lo in range(0, d, step):
+        part = x[:, lo : lo + step] if rows is None else x[rows, lo : lo + step]
         # one contiguous row per feature: sorting along rows is cache-friendly
-        block = np.ascontiguousarray(x[:, lo : lo + step].T, dtype=np.float64)
+        block = np.ascontiguousarray(part.T, dtype=np.float64)
         w = block.shape[0]
         order = np.argsort(block, axis=1)
         srt = np.take_along_axis(block, order, axis=1)
@@ -122,9 +168,19 @@ def _dense_rank_sums(x: np.ndarray, labels: np.ndarray, c: int) -> tuple[np.ndar
     return sums, ties
 
 
-def _moments(x: View, labels: np.ndarray, c: int) -> tuple[np.ndarray, np.ndarray]:
-    """(c, d) sums and sums of squares per cluster."""
-    ind = sp.csr_matrix((np.ones(labels.size), (labels, np.arange(labels.size))), (c, labels.size))
+def _indicator(labels: np.ndarray, c: int, rows: np.ndarray | None = None) -> sp.csr_matrix:
+    """(c, n) 0/1 matrix of the clusters; ``rows``: only these samples have a 1."""
+    n = labels.size
+    if rows is None:
+        return sp.csr_matrix((np.ones(n), (labels, np.arange(n))), (c, n))
+    return sp.csr_matrix((np.ones(rows.size), (labels[rows], rows)), (c, n))
+
+
+def _moments(
+    x: View, labels: np.ndarray, c: int, rows: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(c, d) sums and sums of squares per cluster (over ``rows`` only when given)."""
+    ind = _indicator(labels, c, rows)
     s1 = ind @ x
     s2 = ind @ (x.multiply(x) if sp.issparse(x) else x * x)
 
@@ -138,50 +194,214 @@ def _moments(x: View, labels: np.ndarray, c: int) -> tuple[np.ndarray, np.ndarra
 class ViewProfile:
     """Per cluster (rows) and feature (columns) of one view."""
 
-    mean_in: np.ndarray
+    mean_in: np.ndarray  # NaN for a cluster none of whose samples has the view
     mean_out: np.ndarray
-    effect: np.ndarray  # Cohen's d
+    effect: np.ndarray  # Cohen's d: > 0 higher in the cluster, < 0 lower
     auc: np.ndarray  # P(a sample of the cluster > one outside), ties count 1/2
     p: np.ndarray
     q: np.ndarray
     standardized_means: np.ndarray  # (mean_k - overall mean) / overall sd
+    n_in: np.ndarray | None = None  # (c,) samples of each cluster that have the view
+    n_out: np.ndarray | None = None  # (c,) samples outside each cluster that have the view
+    rank_samples: int | None = None  # rows the AUC, p and q used (all observed, or a subsample)
+
+    @property
+    def subsampled(self) -> bool:
+        """Whether the rank statistics come from a row subsample (a large row-block view)."""
+        if self.rank_samples is None or self.n_in is None or self.n_out is None:
+            return False
+        return self.rank_samples < int(self.n_in[0] + self.n_out[0])
 
     def top(self, cluster: int, k: int = 10, alpha: float = 0.05) -> np.ndarray:
-        """Features that set ``cluster`` apart (q < alpha), highest effect first."""
-        e = np.where(self.q[cluster] < alpha, self.effect[cluster], -np.inf)
+        """Features that set ``cluster`` apart (q < alpha), largest |effect| first: higher or
+        lower in the cluster than outside (the sign of ``effect`` says which). Empty when
+        none of the cluster's samples has the view."""
+        if self.n_in is not None and self.n_in[cluster] == 0:
+            return np.empty(0, dtype=np.intp)
+        e = np.where(self.q[cluster] < alpha, np.abs(self.effect[cluster]), -np.inf)
         order = np.argsort(-e, kind="stable")[:k]
         return order[np.isfinite(e[order])]
 
 
 def profile_view(
-    x: View, labels: Sequence[int] | np.ndarray, n_clusters: int | None = None
+    x: View,
+    labels: Sequence[int] | np.ndarray,
+    n_clusters: int | None = None,
+    observed: np.ndarray | None = None,
+    *,
+    rank_rows: int | None = None,
+    seed: int = 0,
 ) -> ViewProfile:
-    """Cluster profiles of one view (n x d, dense or CSR) for ``labels`` (0..c-1)."""
+    """Cluster profiles of one view (n x d: dense, CSR or a row-block source) for ``labels``
+    (0..c-1). ``observed``: (n,) bool, the samples that have the view (None: all); every
+    statistic is over those only. ``rank_rows``, ``seed``: the row subsample of the rank
+    statistics of a row-block view with more observed rows (see the module docstring)."""
     labels = np.asarray(labels, dtype=np.int64)
     c = int(n_clusters or labels.max() + 1)
     n = labels.size
-    counts = np.bincount(labels, minlength=c).astype(np.float64)
-    s1, s2 = _moments(x, labels, c)
-    t1, t2 = s1.sum(axis=0), s2.sum(axis=0)
+    if x.shape[0] != n:
+        raise ValueError(f"{n} labels for a view of {x.shape[0]} samples")
+    rows = None
+    if observed is not None:
+        obs = np.asarray(observed, dtype=bool).ravel()
+        if obs.shape != (n,):
+            raise ValueError(f"observed has {obs.size} entries for {n} samples")
+        if not obs.all():
+            rows = np.flatnonzero(obs)
+    if is_source(x):
+        limit = STREAM_RANK_ROWS if rank_rows is None else int(rank_rows)
+        return _profile_source(x, labels, c, rows, limit, seed)
+    if rows is not None and sp.issparse(x):  # a CSR copy of the observed rows: nnz-bounded
+        x, labels, rows = x[rows], labels[rows], None
+    s1, s2 = _moments(x, labels, c, rows)
+    sums, ties = rank_sums(x, labels, c, rows)
+    counts = np.bincount(labels if rows is None else labels[rows], minlength=c)
+    return _statistics(s1, s2, counts.astype(np.float64), sums, ties, counts.astype(np.float64))
+
+
+def _statistics(
+    s1: np.ndarray,
+    s2: np.ndarray,
+    counts: np.ndarray,
+    sums: np.ndarray,
+    ties: np.ndarray,
+    rank_counts: np.ndarray,
+) -> ViewProfile:
+    """The profile from per-cluster sums (``counts`` samples per cluster) and rank sums (over
+    ``rank_counts`` samples per cluster: the same, or a row subsample)."""
+    n = int(counts.sum())
     rest = np.maximum(n - counts, 1)[:, None]
     nk = np.maximum(counts, 1)[:, None]
+    t1, t2 = s1.sum(axis=0), s2.sum(axis=0)
     mean_in, mean_out = s1 / nk, (t1 - s1) / rest
     var_in = np.maximum(s2 / nk - mean_in**2, 0)
     var_out = np.maximum((t2 - s2) / rest - mean_out**2, 0)
     pooled = np.sqrt((nk * var_in + rest * var_out) / (nk + rest))
     with np.errstate(divide="ignore", invalid="ignore"):
         effect = np.where(pooled > 0, (mean_in - mean_out) / pooled, 0.0)
-    sums, ties = rank_sums(x, labels, c)
-    no = n - counts[:, None]
-    u = sums - counts[:, None] * (counts[:, None] + 1) / 2
-    mu = counts[:, None] * no / 2
-    var = counts[:, None] * no / 12 * ((n + 1) - ties[None, :] / (n * (n - 1)))
+    m = int(rank_counts.sum())
+    nr = rank_counts[:, None]
+    no = m - nr
+    u = sums - nr * (nr + 1) / 2
+    mu = nr * no / 2
+    var = nr * no / 12 * ((m + 1) - ties[None, :] / max(m * (m - 1), 1))
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(var > 0, (u - mu) / np.sqrt(np.maximum(var, 1e-300)), 0.0)
-        auc = np.where(no * counts[:, None] > 0, u / (counts[:, None] * no), 0.5)
+        auc = np.where(no * nr > 0, u / (nr * no), 0.5)
     p = np.minimum(2 * ndtr(-np.abs(z)), 1.0)
-    mean_all = t1 / n
-    sd_all = np.sqrt(np.maximum(t2 / n - mean_all**2, 0))
+    mean_all = t1 / max(n, 1)
+    sd_all = np.sqrt(np.maximum(t2 / max(n, 1) - mean_all**2, 0))
     with np.errstate(divide="ignore", invalid="ignore"):
         std_means = np.where(sd_all > 0, (mean_in - mean_all) / sd_all, 0.0)
-    return ViewProfile(mean_in, mean_out, effect, auc, p, bh_qvalues(p), std_means)
+    empty, alone = counts == 0, counts == n  # no sample of the cluster / none outside it
+    if empty.any() or alone.any():
+        mean_in[empty], mean_out[alone] = np.nan, np.nan
+        effect[empty | alone], std_means[empty] = 0.0, 0.0
+    n_in = counts.astype(np.int64)
+    return ViewProfile(mean_in, mean_out, effect, auc, p, bh_qvalues(p), std_means,
+                       n_in, n - n_in, m)  # fmt: skip
+
+
+# -- row-block views ------------------------------------------------------------------------
+def _column_groups(d: int, rows: int, sparse: bool, nnz: np.ndarray) -> list[tuple[int, int]]:
+    """Column ranges whose values (dense: rows x width; sparse: stored entries, estimated
+    from ``nnz``) fit in :data:`RANK_PASS_ENTRIES`: one pass over the rows each."""
+    if not sparse:
+        w = max(1, RANK_PASS_ENTRIES // max(rows, 1))
+        return [(lo, min(d, lo + w)) for lo in range(0, d, w)]
+    cum = np.cumsum(nnz, dtype=np.float64)
+    groups, lo = [], 0
+    while lo < d:
+        base = cum[lo - 1] if lo else 0.0
+        hi = int(np.searchsorted(cum, base + RANK_PASS_ENTRIES, side="right"))
+        hi = min(d, max(hi, lo + 1))
+        groups.append((lo, hi))
+        lo = hi
+    return groups
+
+
+def _profile_source(
+    src: object, labels: np.ndarray, c: int, rows: np.ndarray | None, rank_rows: int, seed: int
+) -> ViewProfile:
+    """:func:`profile_view` of a row-block source: one pass for the sums (and the first
+    column group of the ranks), then one pass per further column group."""
+    n, d = (int(s) for s in src.shape)
+    sparse = bool(getattr(src, "sparse", False))
+    keep = None
+    if rows is not None:
+        keep = np.zeros(n, dtype=bool)
+        keep[rows] = True
+    observed = np.arange(n) if rows is None else rows
+    pick = observed
+    if observed.size > rank_rows:  # a seeded subsample bounds the passes for the ranks
+        rng = np.random.default_rng(seed)
+        pick = np.sort(rng.choice(observed, size=rank_rows, replace=False))
+    ranked = None
+    if pick.size < n:
+        ranked = np.zeros(n, dtype=bool)
+        ranked[pick] = True
+    rank_labels = labels[pick]
+    nnz = np.zeros(d, dtype=np.int64)
+    first = None if sparse or d == 0 else _column_groups(d, pick.size, False, nnz)[0]
+    s1, s2, gathered = np.zeros((c, d)), np.zeros((c, d)), []
+    for start, stop, block in src.blocks():
+        lab, blk = labels[start:stop], block
+        if keep is not None:
+            sel = keep[start:stop]
+            lab, blk = lab[sel], blk[sel]
+        if lab.size:
+            s1, s2 = _accumulate(s1, s2, lab, blk)
+            if sparse:
+                nnz += np.count_nonzero(blk, axis=0)
+        if first is not None:
+            gathered.append(_rank_part(block, start, stop, ranked, first, sparse))
+    counts = np.bincount(labels[observed], minlength=c).astype(np.float64)
+    rank_counts = np.bincount(rank_labels, minlength=c).astype(np.float64)
+    sums, ties = np.zeros((c, d)), np.zeros(d)
+    if pick.size:
+        scale = pick.size / max(observed.size, 1)
+        groups = _column_groups(d, pick.size, sparse, nnz * scale)
+        for g, (lo, hi) in enumerate(groups):
+            if g or first is None:
+                gathered = [_rank_part(b, s, e, ranked, (lo, hi), sparse)
+                            for s, e, b in src.blocks()]  # fmt: skip
+            part = sp.vstack(gathered, format="csr") if sparse else np.vstack(gathered)
+            sums[:, lo:hi], ties[lo:hi] = rank_sums(part, rank_labels, c)
+            gathered = []
+    return _statistics(s1, s2, counts, sums, ties, rank_counts)
+
+
+def _accumulate(
+    s1: np.ndarray, s2: np.ndarray, labels: np.ndarray, block: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The running per-cluster sums continued over one row block, in sample order: one
+    product with rows [running sums; block] so each sum is added up in the same order as the
+    in-memory ``indicator @ x`` (the same floating-point result)."""
+    c, b = s1.shape[0], labels.size
+    head = np.arange(c)
+    ext = sp.csr_matrix(
+        (
+            np.ones(c + b),
+            (np.concatenate([head, labels]), np.concatenate([head, c + np.arange(b)])),
+        ),
+        (c, c + b),
+    )
+    return (
+        np.asarray(ext @ np.vstack([s1, block])),
+        np.asarray(ext @ np.vstack([s2, block * block])),
+    )
+
+
+def _rank_part(
+    block: np.ndarray,
+    start: int,
+    stop: int,
+    ranked: np.ndarray | None,
+    cols: tuple[int, int],
+    sparse: bool,
+) -> np.ndarray | sp.csr_matrix:
+    """The ranked rows of one row block, columns ``cols`` only (CSR for a sparse view)."""
+    part = block[:, cols[0] : cols[1]]
+    if ranked is not None:
+        part = part[ranked[start:stop]]
+    return sp.csr_matrix(part) if sparse else np.array(part)

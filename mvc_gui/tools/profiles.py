@@ -1,7 +1,8 @@
 """Tools > Cluster profiles...: what sets each cluster apart, for the run on display.
 
-A window with, per view, a sortable table of the top features of every cluster (effect,
-AUC, q; ``core.records.profiles_table``) and a heat map of the standardised cluster means
+A window with, per view, a sortable table of the top features of every cluster (largest
+|effect| first, higher or lower; AUC, q; over the samples that have the view; row-block views
+too: ``core.records.profiles_table``) and a heat map of the standardised cluster means
 (clusters x the top features of all clusters), plus CSV export. Computed in a
 :class:`~mvc_gui.run.workers.TaskWorker`."""
 
@@ -47,7 +48,8 @@ def install(host: ToolHost) -> QAction:
 
 def _compute(ds: Any, labels: np.ndarray) -> tuple[list, list, list[list[str]]]:
     names = [feature_names_of(ds, v, x.shape[1]) for v, x in enumerate(ds.views)]
-    rows, profiles = cluster_profiles(ds.views, labels, ds.view_names, names)
+    observed = getattr(ds, "observed", None)  # each view over the samples that have it
+    rows, profiles = cluster_profiles(ds.views, labels, ds.view_names, names, observed=observed)
     return rows, profiles, names
 
 
@@ -112,8 +114,9 @@ class ProfilesDialog(QDialog):
         self.table.setSortingEnabled(False)
         self.table.setRowCount(len(rows))
         for i, r in enumerate(rows):
-            values = [r.cluster, r.rank, r.feature + 1, r.name, r.mean_in, r.mean_out,
-                      r.effect_d, r.auc, r.p, r.q]  # fmt: skip
+            values = [r.cluster, r.rank, r.feature + 1, r.name, r.direction, r.mean_in,
+                      r.mean_out, r.effect_d, r.auc, r.p, r.q, r.n_in, r.n_out,
+                      r.rank_samples]  # fmt: skip
             for j, val in enumerate(values):
                 item = QTableWidgetItem()
                 item.setData(Qt.ItemDataRole.DisplayRole, val if isinstance(val, str) else
