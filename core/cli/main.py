@@ -158,8 +158,6 @@ def cmd_run(full: argparse.Namespace) -> int:
     _check_outputs(full)  # refuse a bad output path before a long run, not after
     loaded = load_data(full, cls)  # all views: the HTML report lists the ones left out too
     streamed = loaded.meta.get("opened_as") == "streamed"
-    if streamed and (full.profile or full.html):
-        raise DataError("--profile and --html need the views in memory: use --no-stream")
     ds = select_views(loaded, full.views)
     params = collect_params(full, cls.param_spec)
     from_labels = "n_clusters" not in params and (ds.n_classes or 0) >= 2

@@ -6,6 +6,8 @@ and calls :func:`open_dataset`; which route that takes is decided here only:
 
 * **streamed**: the views would not fit in memory (or ``stream="on"``): row-block sources
   over the file, never read whole (FMDC and DTLL read them; others refuse with the estimate);
+* **mapped**: a large file stored as plain arrays (``map_above``: the app) is memory-mapped
+  where it is, no copy (``core.data.mapped``);
 * **isolated**: a child process with time and memory limits reads the file into a store the
   caller memory-maps (HDF5 files by default: their C reader cannot be checked ahead, and
   damaged ones were seen looping inside libhdf5); the app isolates every file;
@@ -66,7 +68,8 @@ class OpenPolicy:
     would take more than ``stream_above`` bytes as float64, default half the available RAM),
     ``on`` or ``off``. ``streams``: whether the method that will read the data accepts
     row-block views (None: no method, e.g. ``mvc info``; ``method_name`` and
-    ``streaming_methods`` word the refusal). ``store``: the isolated reader's
+    ``streaming_methods`` word the refusal). ``map_above``: files of more bytes whose views
+    are plain arrays are memory-mapped in place (None: never). ``store``: the isolated reader's
     folder, kept for other processes to map (the app); ``timeout`` / ``memory``: the reader
     child's limits."""
 
@@ -77,6 +80,7 @@ class OpenPolicy:
     method_name: str = ""
     #: named in the refusal of a method that cannot read row blocks
     streaming_methods: tuple[str, ...] = ()
+    map_above: int | None = None
     store: str | None = None
     timeout: float | None = None
     memory: int | str | None = "auto"
@@ -155,6 +159,8 @@ def open_dataset(
         from core.data.streamed import open_streamed, with_note
 
         ds, how = with_note(open_streamed(source.file), reason), "streamed"
+    elif (mapped := _mapped(source, policy)) is not None:
+        ds, how = mapped, "mapped"
     elif isolates(source, policy):
         from core.data.isolated_load import load_isolated
 
@@ -188,6 +194,14 @@ def open_dataset(
     if source.label_column and source.tables is None:
         ds = ds.with_reference_labels(source.label_column)
     return replace(ds, meta={**ds.meta, "opened_as": how})
+
+
+def _mapped(source: DataSource, policy: OpenPolicy) -> MultiViewDataset | None:
+    if policy.map_above is None or not source.file:
+        return None
+    from core.data.mapped import open_mapped
+
+    return open_mapped(source.file, policy.map_above)
 
 
 def _absolute(path: str) -> str:

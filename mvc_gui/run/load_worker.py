@@ -1,11 +1,12 @@
 """Loading a file for the window: in a child process, with progress and Cancel.
 
-A :class:`LoadWorker` runs :func:`core.data.isolated_load.load_isolated` in a thread: the
-reader itself runs in a child process with a time and a memory limit, so a damaged file that
-crashes the reader (scipy's MATLAB reader can die of SIGSEGV), hangs it or makes it allocate
-terabytes costs only the child. The dataset comes back memory-mapped, so nothing large is
-copied on the way. The thread talks to the GUI only through queued signals; ``stop()``
-cancels (the child is killed within 0.1 s).
+A :class:`LoadWorker` runs :func:`core.data.open.open_dataset` (the road every command takes,
+with the app's policy: files read in a child, large plain arrays mapped in place, files too
+big for memory streamed) in a thread. The reader runs in a child process with a time and a
+memory limit, so a damaged file that crashes the reader (scipy's MATLAB reader can die of
+SIGSEGV), hangs it or makes it allocate terabytes costs only the child. The dataset comes
+back memory-mapped, so nothing large is copied on the way. The thread talks to the GUI only
+through queued signals; ``stop()`` cancels (the child is killed within 0.1 s).
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from dataclasses import dataclass, replace
 
 from PySide6.QtCore import QObject, Signal
 
-from core.data.dataset import DataError
+from core.data.dataset import DataError, MultiViewDataset
 from core.data.io import DataSpec
-from core.data.isolated_load import DEFAULT_TIMEOUT, LoadCancelled, load_isolated
+from core.data.isolated_load import DEFAULT_TIMEOUT, LoadCancelled
 from core.data.mapped import MAP_ABOVE
+from core.data.open import DataSource, OpenPolicy, open_dataset
 from core.data.store import read_summary
 from mvc_gui.model.data_session import DataSession
 from mvc_gui.model.data_stores import new_store_dir
@@ -72,22 +74,32 @@ class LoadWorker(_ThreadWorker):
     def _load(self, store: str) -> bool:
         """True when the data was handed over (the store is then the session's)."""
         lim = self.limits
+        path = self.path
+        source = DataSource(tables=path) if isinstance(path, DataSpec) else DataSource(file=path)
+        policy = OpenPolicy(
+            isolate=True,  # every file the window reads: a damaged one costs only a child
+            stream="auto",
+            stream_above=lim.stream_above,
+            map_above=lim.map_above,
+            store=store,
+            timeout=lim.timeout,
+            memory=lim.memory,
+            child_module=lim.child_module,
+        )
         try:
-            streamed = self._streamed()
-            if streamed is not None:
-                self._emit(self.done, streamed)
-                return False  # no store: the views stay in the file
-            if self._mapped():
-                return False  # mapped where it is: no store either
-            ds = load_isolated(
-                self.path,
-                timeout=lim.timeout,
-                memory=lim.memory,
+            ds = open_dataset(
+                source,
+                policy,
                 progress=lambda f, what: self._emit(self.progress, f, what),
                 cancel=self._stop.is_set,
-                child_module=lim.child_module,
-                store=store,
             )
+            how = ds.meta.get("opened_as")
+            if how == "streamed":
+                self._emit(self.done, self._streamed(ds))
+                return False  # no store: the views stay in the file
+            if how == "mapped":
+                self._mapped(ds)
+                return False  # mapped where it is: no store either
             # the child summarised the data: here it would be a pass over all of it
             result = (DataSession(ds, store_dir=store), read_summary(store) or ds.summary())
             _ = ds.ids, result[0].n_classes  # made here, not in the window (1M: 0.3 s, 5 ms)
@@ -103,46 +115,30 @@ class LoadWorker(_ThreadWorker):
                 return True
         return False
 
-    def _mapped(self) -> bool:
-        """A large file stored as plain arrays: mapped in place, shown with a summary of a
+    def _mapped(self, ds: MultiViewDataset) -> None:
+        """A large file stored as plain arrays, mapped in place: shown with a summary of a
         row sample at once, the exact summary (and the NaN/Inf check) after one more pass."""
-        if isinstance(self.path, DataSpec) or self.limits.map_above is None:
-            return False
         from core.data.isolated_stats import exact_summary_isolated
-        from core.data.mapped import open_mapped, sampled_summary
+        from core.data.mapped import sampled_summary
 
-        ds = open_mapped(self.path, self.limits.map_above)
-        if ds is None:
-            return False
         session, first = DataSession(ds), sampled_summary(ds)
         _ = ds.ids, session.n_classes  # made here, not in the window (1M: 0.3 s, 5 ms)
         self._emit(self.done, (session, first))
         if self._stop.is_set():
-            return True
+            return
         try:  # in a child: its pass would hold this interpreter's lock against the GUI
             exact = exact_summary_isolated(self.path, cancel=self._stop.is_set)
         except DataError as exc:  # the NaN/Inf check deferred at opening
             exact = {**first, "warnings": [*ds.warnings, f"{exc}: runs will refuse these views"]}
         if exact is not None:
             self._emit(self.summary_ready, session, exact)
-        return True
 
-    def _streamed(self) -> tuple[DataSession, dict] | None:
-        """A file whose views would not fit in memory: opened with row-block views (only
-        labels, ids and metadata are read), summarised in one pass per view; else None."""
-        if isinstance(self.path, DataSpec):
-            return None
+    def _streamed(self, ds: MultiViewDataset) -> tuple[DataSession, dict]:
+        """A file whose views would not fit in memory, opened with row-block views (only
+        labels, ids and metadata were read): summarised in one pass per view, in a child."""
         from core.data.isolated_stats import column_stats_isolated
-        from core.data.streamed import open_streamed, stream_reason, with_note, worth_checking
 
-        threshold = self.limits.stream_above
-        if not worth_checking(self.path, threshold) or self._stop.is_set():
-            return None
-        reason = stream_reason(self.path, threshold=threshold)
-        if reason is None:
-            return None
-        self._emit(self.progress, 0.0, "opening in row blocks: " + reason)
-        ds = with_note(open_streamed(self.path), reason)
+        self._emit(self.progress, 0.0, "opening in row blocks: " + ds.meta["stream_reason"])
         # one pass per view in a child (the statistics are kept on the views for the runs)
         if not column_stats_isolated(ds, self.path, cancel=self._stop.is_set):
             raise LoadCancelled("cancelled during the pass over the views")
