@@ -60,6 +60,11 @@ class Written:
     dataset_name: str = ""
     #: loads the data as the app does (a MultiViewDataset; row-block views when ``stream``)
     load: Callable[[], object] | None = None
+    #: loads the data with its views in memory (what checks compute expected values from)
+    memory_load: Callable[[], object] | None = None
+
+    def load_in_memory(self):
+        return (self.memory_load or self.load)()
 
     def paths(self) -> list[Path]:
         return list(self.digests)
@@ -284,7 +289,7 @@ def write_streamed(folder: Path) -> Written:
 
     return Written("streamed", [str(path)], ids, truth, own_ids=False, run_flags=["--stream"],
                    stream=True, digests=file_digests([path]), dataset_name=path.stem,
-                   load=load)  # fmt: skip
+                   load=load, memory_load=_load_file(path))  # fmt: skip
 
 
 INPUT_KINDS: list[InputKind] = [

@@ -213,8 +213,8 @@ def _profile(run: AppRun) -> None:
         fail("app: profiles crashed", f"{type(exc).__name__}: {exc}")
     dicts = [{"view": r.view, "cluster": r.cluster, "feature": r.feature + 1,
               "mean_in": r.mean_in, "mean_out": r.mean_out} for r in rows]  # fmt: skip
-    check_profile_rows(dicts, run.w.load() if run.w.stream else ds, run.clusters(),
-                       "app profiles")  # fmt: skip
+    expected_from = run.w.load_in_memory() if run.w.stream else ds
+    check_profile_rows(dicts, expected_from, run.clusters(), "app profiles")
 
 
 def _predict(run: AppRun) -> None:

@@ -146,12 +146,16 @@ class CliRuns:
         return self.cache[key]
 
     def only(self, method: str, kind: InputKind, flag: str, name: str) -> Call:
-        """A run asking for one output the input cannot give (expected: refused)."""
+        """A run asking for the labels and one output the input may not give (a refusal, or
+        the output: then it must be right)."""
         key = (method, kind.name, flag)
         if key not in self.cache:
             w = self.written(kind)
-            target = self.folder(method, kind.name, "refused") / name
-            self.cache[key] = call_cli([*self.base(method, w), flag, str(target)])
+            d = self.folder(method, kind.name, flag.strip("-"))
+            labels, target = d / "labels.csv", d / name
+            call = call_cli([*self.base(method, w), "--out", str(labels), flag, str(target)])
+            call.files = {"labels": labels, flag: target}
+            self.cache[key] = call
         return self.cache[key]
 
 
@@ -180,16 +184,29 @@ def _labels(method, kind, w: Written, run: Call, runs: CliRuns) -> None:
 
 def _write_back(method, kind, w: Written, run: Call, runs: CliRuns) -> None:
     if w.write_back is None:  # no metadata table or .h5ad/.h5mu to add a column to
-        expect_refusal(runs.only(method, kind, "--write-back", "new.tsv"), method, "--write-back")
+        call = runs.only(method, kind, "--write-back", "new.tsv")
+        expect_refusal(call, method, "--write-back")
         check_inputs_unchanged(w)
         return
     clusters = check_labels(run.files["labels"], w)
     check_write_back(run.files["write-back"], w, clusters)
 
 
+def _streamed_output(method, kind, run: Call, runs: CliRuns, flag: str, name: str) -> Call | None:
+    """Profiles and the HTML report of a streamed run: from a run of their own, which may
+    refuse them clearly (they read the views) or must then write them right. None: refused."""
+    if not runs.written(kind).stream:
+        return run
+    call = runs.only(method, kind, flag, name)
+    if call.rc != 0 or call.exc is not None:
+        expect_refusal(call, method, flag)
+        return None
+    return Call(call.argv, 0, files={"labels": call.files["labels"], name: call.files[flag]})
+
+
 def _profile(method, kind, w: Written, run: Call, runs: CliRuns) -> None:
-    if w.stream:  # the profiles need the views in memory
-        expect_refusal(runs.only(method, kind, "--profile", "prof.csv"), method, "--profile")
+    run = _streamed_output(method, kind, run, runs, "--profile", "profile")
+    if run is None:
         return
     path = run.files["profile"]
     if not path.exists():
@@ -197,7 +214,7 @@ def _profile(method, kind, w: Written, run: Call, runs: CliRuns) -> None:
     with open(path, newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     clusters = check_labels(run.files["labels"], w)
-    check_profile_rows(rows, w.load(), clusters, "profiles")
+    check_profile_rows(rows, w.load_in_memory(), clusters, "profiles")
 
 
 def _predict(method, kind, w: Written, run: Call, runs: CliRuns) -> None:
@@ -282,8 +299,8 @@ def _session(method, kind, w: Written, run: Call, runs: CliRuns) -> None:
 
 
 def _html(method, kind, w: Written, run: Call, runs: CliRuns) -> None:
-    if w.stream:
-        expect_refusal(runs.only(method, kind, "--html", "report.html"), method, "--html")
+    run = _streamed_output(method, kind, run, runs, "--html", "html")
+    if run is None:
         return
     path = run.files["html"]
     if not path.exists():
