@@ -167,9 +167,9 @@ def cmd_run(full: argparse.Namespace) -> int:
     if not ds.complete and not cls.supports_incomplete:
         missing = int(np.count_nonzero(~ds.observed.all(axis=1)))
         raise DataError(
-            f"{cls.__name__} needs every view of every sample, but {missing} sample(s) miss a "
-            "view: use --align shared (keep the samples every view has), or a method that "
-            "handles incomplete views"
+            f"--method {full.method} needs every view of every sample, but {missing} sample(s) "
+            "miss a view: use --align shared (keep the samples every view has), or a method "
+            "that handles incomplete views"
         )
     err = sys.stderr
     if streamed:

@@ -31,6 +31,8 @@ __all__ = [
 ]
 
 FORMAT = "mvc-studio-predict/1"
+#: new samples are assigned this many rows at a time (bounded memory for any n)
+PREDICT_ROWS = 16384
 
 
 def prediction_path(run_json: str | os.PathLike[str]) -> Path:
@@ -70,23 +72,30 @@ class PredictionModel:
 
     def predict(self, ds: MultiViewDataset) -> np.ndarray:
         """Clusters of the samples of ``ds`` (same views and features as the run's data);
-        a sample missing a view votes through the views it has."""
+        a sample missing a view votes through the views it has. Read in row blocks, so new
+        data read from disk in blocks (a streamed file) is never held whole."""
         idx = self.view_indices
         where = ds.source or ds.name
         if max(idx) >= ds.n_views:
             raise DataError(f"the run used {max(idx) + 1} views; {where} has {ds.n_views}")
-        views = []
-        observed = None if ds.observed is None else ds.observed[:, idx]
         for v, i in enumerate(idx):
-            x = ds.views[i]
-            if x.shape[1] != self.dims[v]:
+            d = ds.views[i].shape[1]
+            if d != self.dims[v]:
                 raise DataError(
                     f"view {i + 1} ({ds.view_names[i]!r}) of {where} has "
-                    f"{x.shape[1]} features; the run was fitted on {self.dims[v]}"
+                    f"{d} features; the run was fitted on {self.dims[v]}"
                 )
-            keep = None if observed is None else observed[:, v]
-            views.append(self.transforms[v].apply(x, keep))
-        return self.assigner.predict(views, observed)
+        observed = None if ds.observed is None else ds.observed[:, idx]
+        n, out = ds.n_samples, []
+        for a in range(0, n, PREDICT_ROWS):
+            rows = slice(a, min(n, a + PREDICT_ROWS))
+            seen = None if observed is None else observed[rows]
+            views = [
+                t.apply(ds.views[i][rows], None if seen is None else seen[:, v])
+                for v, (i, t) in enumerate(zip(idx, self.transforms, strict=True))
+            ]
+            out.append(self.assigner.predict(views, seen))
+        return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
 
 
 def write_prediction(run_json: str | os.PathLike[str], model: PredictionModel) -> Path:

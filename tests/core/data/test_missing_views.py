@@ -58,4 +58,5 @@ def test_cli_runs_incomplete_files_with_methods_that_handle_them(tmp_path, capsy
     assert main(["run", str(path), "--method", "dtll", "--quiet"]) == 0  # handles them too
     assert "ACC" in capsys.readouterr().out
     assert main(["run", str(path), "--method", "rg-mvc", "--quiet"]) == 2
-    assert "RGMVC needs every view of every sample, but 18 sample(s)" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--method rg-mvc needs every view of every sample, but 18 sample(s)" in err
