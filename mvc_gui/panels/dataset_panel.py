@@ -1,4 +1,9 @@
-"""Dataset panel: what was loaded, per view facts, include/exclude and preprocessing."""
+"""Dataset panel: what was loaded, per view facts, include/exclude and preprocessing.
+
+Notes on the data (the loader's warnings, sample ids and missing views) sit in a box of
+bounded height that scrolls and folds away: however long they are, the views table keeps
+room for at least ``min(n_views, 4)`` rows (issue 24, item 7: a missing-view warning had
+squeezed it to one row)."""
 
 from __future__ import annotations
 
@@ -9,8 +14,11 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QScrollArea,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -31,6 +39,12 @@ COLUMN_TIPS = (
     "Rows that are all zero",
     "Preprocessing (auto shows what it chose)",
 )
+
+
+#: rows of the views table always visible (fewer views: all of them)
+MIN_TABLE_ROWS = 4
+#: lines of notes shown before the notes box scrolls
+NOTE_LINES = 4
 
 
 def _fmt(x: float) -> str:
@@ -58,14 +72,46 @@ class DatasetPanel(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.setSelectionMode(QTableWidget.SelectionMode.NoSelection)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        # asks for room for every row (the dock's first split follows it); never fewer than
+        # MIN_TABLE_ROWS rows (_keep_rows_visible)
+        self.table.setSizeAdjustPolicy(QTableWidget.SizeAdjustPolicy.AdjustToContents)
         hh = self.table.horizontalHeader()
         hh.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         for col, tip in enumerate(COLUMN_TIPS):
             self.table.horizontalHeaderItem(col).setToolTip(tip)
+        self.notes_button = QToolButton()
+        self.notes_button.setCheckable(True)
+        self.notes_button.setChecked(True)
+        self.notes_button.setAutoRaise(True)
+        self.notes_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.notes_button.setArrowType(Qt.ArrowType.DownArrow)
+        self.notes_button.setToolTip("Show or hide the notes on this data")
+        self.notes_button.toggled.connect(self._on_notes_toggled)
+        layout.addWidget(self.notes_button)
+        notes = QWidget()
+        notes_layout = QVBoxLayout(notes)
+        notes_layout.setContentsMargins(0, 0, 4, 0)
         self.ids_info = QLabel()
         self.ids_info.setWordWrap(True)
         self.ids_info.setVisible(False)
-        layout.addWidget(self.ids_info)
+        notes_layout.addWidget(self.ids_info)
+        self.warnings = QLabel()
+        self.warnings.setWordWrap(True)
+        self.warnings.setTextFormat(Qt.TextFormat.RichText)
+        self.warnings.setVisible(False)
+        notes_layout.addWidget(self.warnings)
+        notes_layout.addStretch(1)
+        self.notes = QScrollArea()
+        self.notes.setWidget(notes)
+        self.notes.setWidgetResizable(True)
+        self.notes.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.notes.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.notes.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        lines = self.fontMetrics().lineSpacing()
+        self.notes.setMaximumHeight(NOTE_LINES * lines + 6)  # longer notes scroll
+        self.notes.setMinimumHeight(min(2, NOTE_LINES) * lines)
+        layout.addWidget(self.notes)
+        self._set_notes_shown(False)
         layout.addWidget(self.table, 1)
         row = QHBoxLayout()
         row.addWidget(QLabel("Reference labels:"))
@@ -87,9 +133,12 @@ class DatasetPanel(QWidget):
         text = f"<b>{ds.name}</b> &mdash; {ds.n_samples:,} samples, {ds.n_views} views"
         if ds.source:
             text += f"<br><span style='color:#6b7686'>{ds.source}</span>"
-        for w in summary.get("warnings", []):
-            text += f"<br><span style='color:#b26a00'>&#9888; {w}</span>"
         self.header.setText(text)
+        warnings = list(summary.get("warnings", []))
+        self.warnings.setText(
+            "<br>".join(f"<span style='color:#b26a00'>&#9888; {w}</span>" for w in warnings)
+        )
+        self.warnings.setVisible(bool(warnings))
         self.table.setRowCount(len(summary["views"]))
         for row, info in enumerate(summary["views"]):
             self._fill_row(row, info)
@@ -102,8 +151,45 @@ class DatasetPanel(QWidget):
             self.classes.setText("No class labels in this file (metrics unavailable).")
         self.ids_info.setText(ids_text(ds, summary))
         self.ids_info.setVisible(bool(self.ids_info.text()))
+        self._show_notes(len(warnings))
+        self._keep_rows_visible()
         self.show_reference(ds)
         self.update_chosen()
+
+    def _show_notes(self, n_warnings: int) -> None:
+        """The fold button names what the notes box holds; no notes: neither is shown."""
+        parts = []
+        if n_warnings:
+            parts.append(f"\u26a0 {n_warnings} warning{'s' if n_warnings > 1 else ''}")
+        if ids := self.ids_info.text():
+            parts.append("sample ids, missing views" if "Missing views" in ids else "sample ids")
+        if not parts:
+            self._set_notes_shown(False)
+            return
+        text = ", ".join(parts)
+        self.notes_button.setText(text[0].upper() + text[1:])
+        self.notes_button.setStyleSheet("color: #b26a00;" if n_warnings else "")
+        self._set_notes_shown(True)
+
+    def _set_notes_shown(self, shown: bool) -> None:
+        self.notes_button.setVisible(shown)
+        self.notes.setVisible(shown and self.notes_button.isChecked())
+
+    def _on_notes_toggled(self, expanded: bool) -> None:
+        self.notes_button.setArrowType(
+            Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow
+        )
+        self.notes.setVisible(expanded and self.notes_button.isVisible())
+
+    def _keep_rows_visible(self) -> None:
+        """The table never shrinks below ``min(n_views, MIN_TABLE_ROWS)`` rows."""
+        table = self.table
+        rows = min(table.rowCount(), MIN_TABLE_ROWS)
+        row_h = max((table.rowHeight(r) for r in range(rows)), default=0)
+        row_h = max(row_h, table.verticalHeader().defaultSectionSize())
+        header = table.horizontalHeader().sizeHint().height()
+        scroll = table.horizontalScrollBar().sizeHint().height()  # columns wider than the dock
+        table.setMinimumHeight(header + rows * row_h + scroll + 2 * table.frameWidth())
 
     def show_reference(self, ds) -> None:
         """The reference-label choices: the labels in use, 'none', categorical metadata."""

@@ -2,10 +2,18 @@
 
 Built from ``core.methods.REGISTRY`` only, so methods registered later appear without GUI
 code. One form per method is kept, so switching back and forth keeps the edits.
+
+The number of clusters follows the data, not the method (issue 24, item 7): every form shows
+the loaded dataset's number of reference classes, or "auto" when it has none, until the user
+picks a number for that dataset; that choice then holds in every form while the same dataset
+stays (reference labels chosen, views excluded, the file opened again) and a new dataset
+resets it. Parameters remembered from an earlier session never bring back another dataset's
+number of clusters.
 """
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -33,8 +41,11 @@ class MethodPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._forms: dict[str, ParamForm] = {}
-        self._n_clusters: int | None = None
+        self._n_clusters: int | None = None  # the data's reference classes (None: unlabelled)
         self._data_loaded = False
+        self._data: object = None  # identifies the loaded dataset (see set_default_clusters)
+        self._chosen_k: tuple[object, Any] | None = None  # (data, n_clusters the user picked)
+        self._applying = False  # n_clusters set by the panel, not picked by the user
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         self.combo = QComboBox()
@@ -109,6 +120,8 @@ class MethodPanel(QWidget):
         if name not in self._forms:
             form = ParamForm(REGISTRY[name].param_spec)
             form.values_changed.connect(self.params_changed)
+            if (k_editor := form.editors.get("n_clusters")) is not None:
+                k_editor.changed.connect(lambda ed=k_editor: self._on_clusters_edited(ed))
             self._forms[name] = form
             self.stack.addWidget(form)
             self._apply_cluster_default(form)
@@ -120,27 +133,79 @@ class MethodPanel(QWidget):
         return form.values() if form else {}
 
     def set_params(self, values: dict[str, Any]) -> None:
+        """Values chosen now for the data on display (a tool, a run shown again, a test): an
+        ``n_clusters`` among them becomes the dataset's choice, in every form."""
         form = self.form()
         if form:
             form.set_values(values)
 
-    def reset_defaults(self) -> None:
+    def restore_params(self, values: dict[str, Any]) -> None:
+        """Values remembered from an earlier session (settings): applied, except that the
+        number of clusters stays the loaded dataset's (its classes, "auto", or the user's
+        choice for it), never one remembered from other data."""
         form = self.form()
         if form:
-            form.reset_defaults()
+            with self._setting_clusters():
+                form.set_values(values)
             self._apply_cluster_default(form)
 
-    def set_default_clusters(self, k: int | None) -> None:
-        """Number of classes of the loaded data: the default number of clusters; None (data
-        without labels): "auto", estimated when the method runs."""
-        self._n_clusters, self._data_loaded = k, True
+    def reset_defaults(self) -> None:
+        """The method's defaults; the number of clusters back to the data's (a number typed
+        for this dataset is forgotten, in every form)."""
+        form = self.form()
+        if form:
+            self._chosen_k = None
+            with self._setting_clusters():
+                form.reset_defaults()
+            for f in self._forms.values():
+                self._apply_cluster_default(f)
+
+    def set_default_clusters(self, k: int | None, data: object = None) -> None:
+        """A dataset was loaded: ``k`` its number of classes (None, data without labels:
+        "auto", estimated when the method runs) and ``data`` what identifies it (hashable;
+        None: unknown, always new data). Another dataset's number of clusters is forgotten;
+        the number the user picked for this same dataset stays."""
+        if data is None or self._chosen_k is None or self._chosen_k[0] != data:
+            self._chosen_k = None
+        self._n_clusters, self._data_loaded, self._data = k, True, data
         for form in self._forms.values():
             self._apply_cluster_default(form)
 
+    def cluster_value(self) -> int | str | None:
+        """What every form's n_clusters shows for the data (None: no data yet)."""
+        if not self._data_loaded:
+            return None
+        if self._chosen_k is not None:
+            return self._chosen_k[1]
+        return max(2, self._n_clusters) if self._n_clusters else "auto"
+
     def _apply_cluster_default(self, form: ParamForm) -> None:
-        if self._data_loaded and "n_clusters" in form.editors:
-            k = max(2, self._n_clusters) if self._n_clusters else "auto"
-            form.editors["n_clusters"].set_value(k)
+        editor = form.editors.get("n_clusters")
+        k = self.cluster_value()
+        if editor is None or k is None or editor.value() == k:
+            return
+        with self._setting_clusters():
+            try:
+                editor.set_value(editor.param.check(k))
+            except (ValueError, TypeError):  # a form whose n_clusters takes no such value
+                pass
+
+    def _on_clusters_edited(self, editor) -> None:
+        """The user (or a tool) picked a number of clusters: the choice for this dataset."""
+        if self._applying or not self._data_loaded:
+            return
+        self._chosen_k = (self._data, editor.value())
+        for form in self._forms.values():
+            if form.editors.get("n_clusters") is not editor:
+                self._apply_cluster_default(form)
+
+    @contextmanager
+    def _setting_clusters(self):
+        applying, self._applying = self._applying, True
+        try:
+            yield
+        finally:
+            self._applying = applying
 
     def _on_combo_changed(self) -> None:
         name = self.method

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pyqtgraph as pg
 import pyqtgraph.exporters as pgx
-from PySide6.QtCore import QBuffer, QIODevice, QRectF, QSize
+from PySide6.QtCore import QBuffer, QIODevice, QRectF, QSize, Qt
 from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
@@ -82,12 +82,29 @@ class PlotBox(QFrame):
         self.note.hide()
         layout.addWidget(self.note)
         layout.addWidget(view, 1)
+        self._layout = layout
 
-    def set_note(self, text: str) -> None:
-        """A sentence under the title (hidden when empty)."""
+    def set_note(self, text: str, instead: bool = False) -> None:
+        """A sentence under the title (hidden when empty); ``instead``: the panel has nothing
+        to plot and the sentence takes the plot's place (no empty axes)."""
         if self.note.text() != text:
             self.note.setText(text)
         self.note.setVisible(bool(text))
+        self.show_plot(not (instead and text))
+
+    def show_plot(self, shown: bool) -> None:
+        """The plot, or (hidden) the note alone, centred where the plot was."""
+        if self.view.isHidden() != shown:
+            return
+        self.view.setVisible(shown)
+        align = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop
+        self.note.setAlignment(align if shown else Qt.AlignmentFlag.AlignCenter)
+        self._layout.setStretchFactor(self.note, 0 if shown else 1)
+
+    @property
+    def plot_shown(self) -> bool:
+        """False while a note stands in for the plot."""
+        return not self.view.isHidden()
 
     def add_control(self, widget: QWidget) -> None:
         self.controls.insertWidget(self.controls.count() - 1, widget)

@@ -130,6 +130,10 @@ class ConfusionPlot(PlotBox):
         self.rows_box.setMinimumContentsLength(8)
         self.rows_box.currentIndexChanged.connect(self._on_rows_changed)
         self.add_control(self.rows_box)
+        # shown when the data offers a choice of rows (set_data): an empty combo beside the
+        # long title made the panel 380 px wide at start, and the window, once grown to fit
+        # it, never came back to the size asked for
+        self.rows_box.setVisible(False)
         self.order = np.zeros(0, dtype=np.int64)
         self.class_names: list[str] = []
         #: row source name -> (codes, category names); "" is the reference labels

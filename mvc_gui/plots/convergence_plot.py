@@ -52,6 +52,7 @@ class ConvergencePlot(PlotBox):
 
         view.ci.layout.setRowStretchFactor(0, 3)
         view.ci.layout.setRowStretchFactor(1, 2)
+        self.absent = ""  # why this method has no curves (set_absent), or ""
         self.log_box = QCheckBox("log scale")
         self.log_box.setToolTip("Objective on a logarithmic axis")
         self.log_box.toggled.connect(self._on_log_toggled)
@@ -73,13 +74,24 @@ class ConvergencePlot(PlotBox):
         # only what changed: a new axis label re-lays out the plot (another full repaint)
         if self.objective.getAxis("left").labelText != short:
             self.objective.setLabel("left", short)
+        self.absent = ""
+        self.log_box.setVisible(True)
         self.set_note("")
         for c in (self.curve, *self.metric_curves.values(), *self.final_points.values()):
             if c.xData is not None and len(c.xData):
                 c.setData([], [])
         self.metrics.setVisible(labels_known)
 
+    def set_absent(self, note: str) -> None:
+        """The method has no convergence to show (``panel_notes``): ``note`` says why, in
+        place of the curves, until the next :meth:`clear`."""
+        self.absent = note
+        self.log_box.setVisible(not note)
+        self.set_note(note, instead=True)
+
     def update_history(self, history: RunHistory) -> None:
+        if self.absent:
+            return
         y = np.asarray(history.objective, dtype=float)
         x = np.asarray(history.iterations, dtype=float)
         if self.log_box.isChecked() and y.size and np.any(y <= 0):

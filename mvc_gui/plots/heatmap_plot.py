@@ -77,7 +77,8 @@ class HeatmapPlot(PlotBox):
         for item in (self.image, self.rows_strip, self.cols_strip):
             item.clear()
         self.highlight.hide()
-        self.set_note(note.replace("\n", " "))
+        # words in place of the plot: an empty map said nothing but its axes
+        self.set_note(note.replace("\n", " "), instead=True)
         self.bar.setVisible(False)
         self.plot.getAxis("bottom").setTicks(None)
         self.plot.setRange(xRange=(0, 1), yRange=(0, 1))

@@ -227,7 +227,9 @@ class MainWindow(WindowIOMixin, QMainWindow):
         ds = session.dataset
         self.presenter.set_session(session)
         self.dataset_panel.set_session(session, summary)
-        self.method_panel.set_default_clusters(session.n_classes)
+        # n_clusters follows the data: its classes, or "auto"; a number picked for this same
+        # dataset (reference labels chosen, the file opened again) stays
+        self.method_panel.set_default_clusters(session.n_classes, data_identity(ds))
         self._request_layout()
         self.setWindowTitle(f"{ds.name} \u2014 MVC Studio")
         self.stage_label.setText(f"Loaded {ds.name}: {ds.n_samples:,} samples.")
@@ -240,7 +242,7 @@ class MainWindow(WindowIOMixin, QMainWindow):
         self.data_loaded.emit()
 
     def _on_views_changed(self) -> None:
-        self.presenter.weights.set_views(self.session.view_names)
+        self.presenter.views_changed(self.session.view_names)
         self._request_layout()
         self._on_params_changed()
 
@@ -304,7 +306,7 @@ class MainWindow(WindowIOMixin, QMainWindow):
             self._set_stale(True)
 
     def _on_method_changed(self, name: str) -> None:
-        self.method_panel.set_params(settings.load_params(self.settings, name))
+        self.method_panel.restore_params(settings.load_params(self.settings, name))
         if self.session is not None and name in REGISTRY:
             self.session.set_auto_rule(REGISTRY[name].auto_preprocessing)
             self.dataset_panel.update_chosen()
@@ -333,6 +335,12 @@ class MainWindow(WindowIOMixin, QMainWindow):
         if self.session is not None:
             _remove_store(self.session)
         event.accept()
+
+
+def data_identity(ds) -> tuple:
+    """What makes two loads "the same dataset" for the choices that follow the data (its
+    name, where it came from, its size)."""
+    return (ds.name, ds.source, ds.n_samples)
 
 
 def _remove_store(session: DataSession) -> None:

@@ -13,7 +13,7 @@ from PySide6.QtCore import QObject, Signal
 from core.methods import REGISTRY
 from core.numerics.metrics import all_metrics
 from mvc_gui.model.data_session import DataSession
-from mvc_gui.model.panel_notes import graph_note, recon_shares, weights_display
+from mvc_gui.model.panel_notes import graph_note, panel_notes, recon_shares, weights_display
 from mvc_gui.model.playback import PlaybackFrame, playback_frame
 from mvc_gui.model.run_history import RunHistory
 from mvc_gui.panels.results_panel import ResultsPanel, metric_rows
@@ -27,6 +27,9 @@ from mvc_gui.window.paint_spread import PaintSpreader
 from mvc_gui.window.selection import Selection
 
 __all__ = ["RunPresenter"]
+
+#: the anchor-graph panel before a run (words, not an empty map)
+GRAPH_PENDING = "Shown when the method\nprovides its graph"
 
 STAGE_TEXT = {
     "preprocessing": "Preprocessing",
@@ -69,7 +72,7 @@ class RunPresenter(QObject):
         self.embedding.sample_ids = ds.sample_ids  # None: hover says "sample <row>" (no 1M strings)
         self.embedding.set_data(ds)
         self.weights.set_views(session.view_names)
-        self.heatmap.clear("Shown when the method\nprovides its graph")
+        self.heatmap.clear(GRAPH_PENDING)
         self.confusion.set_data(ds)  # rows: the reference labels or a categorical column
         self.confusion.reset(ds.class_names)
         self.confusion.setVisible(self.confusion.has_rows)
@@ -77,6 +80,12 @@ class RunPresenter(QObject):
         self.results.show_metrics([])
         self.results.show_legend(None, 0)
         self.results.status.setText("No run yet.")
+
+    def views_changed(self, names: list[str]) -> None:
+        """Views included or excluded in the Data dock: the weights panel names them, unless
+        a run is on display (its bars belong to the views it ran on, until the next run)."""
+        if self.history is None:
+            self.weights.set_views(names)
 
     # -- run signals --------------------------------------------------------------------------
     def on_run_started(self, history: RunHistory) -> None:
@@ -91,7 +100,7 @@ class RunPresenter(QObject):
         title = cls.title if cls else history.method
         self.convergence.clear(label, labels_known=truth is not None, method_title=title)
         self.weights.set_views(self.session.view_names)
-        self.heatmap.clear("Shown when the method\nprovides its graph")
+        self._show_declared(history)
         self.results.status.setText(f"Running {history.method}...")
         self.status_changed.emit("Starting...", 0)
 
@@ -111,7 +120,8 @@ class RunPresenter(QObject):
             self._drawn = drawn
             self._update("labels", live, RunPresenter._show_latest_labels, history)
         if history.heat is not None and history.heat is not self.heatmap.heat:
-            self._update("heat", live, RunPresenter._show_latest_heat, history)
+            if "anchor_graph" not in panel_notes(history.method):  # (a graph, not of anchors)
+                self._update("heat", live, RunPresenter._show_latest_heat, history)
         text = STAGE_TEXT.get(st.stage, st.stage)
         if st.stage == "iterating":
             max_iter = history.params.get("max_iter", "?")
@@ -173,17 +183,28 @@ class RunPresenter(QObject):
         self.results.show_metrics(metric_rows(result.metrics, extra))
         self.results.status.setText(f"<b>{history.method}</b>: finished.")
         self._show_weights(history, result.view_weights, history.extras)
-        if history.heat is None:
-            cls = REGISTRY.get(history.method)
-            self.heatmap.clear(graph_note(cls.title if cls else history.method))
+        if history.heat is None or "anchor_graph" in panel_notes(history.method):
+            self.heatmap.clear(graph_note(history.method, _title(history.method)))
 
     def _show_weights(self, history: RunHistory, weights, extras, animate: bool = True) -> None:
         """View weights, or what the method has instead and why (panel_notes)."""
-        cls = REGISTRY.get(history.method)
         n = len(self.weights.names)
         w = None if weights is None else np.asarray(weights, dtype=float)
-        title = cls.title if cls else history.method
+        title = _title(history.method)
         self.weights.show_display(weights_display(history.method, title, w, extras, n), animate)
+
+    def _show_declared(self, history: RunHistory) -> None:
+        """The panels the method declares it has nothing for (its class's ``panel_notes``)
+        say why from the start of a run: no empty axes while it runs, none after."""
+        notes = panel_notes(history.method)
+        if "convergence" in notes:
+            self.convergence.set_absent(notes["convergence"])
+        if "weights" in notes:
+            self._show_weights(history, None, None, animate=False)
+        if "anchor_graph" in notes:
+            self.heatmap.clear(notes["anchor_graph"])
+        else:
+            self.heatmap.clear(GRAPH_PENDING)
 
     def on_run_stopped(self, history: RunHistory) -> None:
         self._spread.flush()
@@ -214,14 +235,17 @@ class RunPresenter(QObject):
         label = cls.objective_label if cls else "objective"
         title = cls.title if cls else history.method
         self.convergence.clear(label, labels_known=truth is not None, method_title=title)
-        self.convergence.update_history(history)
         names = list(result.view_names) if result is not None and result.view_names else []
         self.weights.set_views(names or (self.session.view_names if self.session else []))
+        self._show_declared(history)
+        self.convergence.update_history(history)
         weights = result.view_weights if result is not None else None
         if weights is None and history.last is not None:
             weights = history.last.state.view_weights
         self._show_weights(history, weights, history.extras, animate=False)
-        if history.heat is not None:
+        if "anchor_graph" in panel_notes(history.method):
+            pass  # its note, shown above
+        elif history.heat is not None:
             self.heatmap.set_heatmap(history.heat)
         else:
             self.heatmap.clear("The graph of this run\nwas not kept")
@@ -280,7 +304,9 @@ class RunPresenter(QObject):
             self.results.show_legend(None, 0)
             if self.session is not None:
                 self.confusion.reset(self.session.dataset.class_names)
-        if frame.heat is None:
+        if "anchor_graph" in panel_notes(history.method):
+            pass  # the method has no anchor graph: its note stays
+        elif frame.heat is None:
             self.heatmap.clear("not\nrecorded")
         elif frame.heat is not self.heatmap.heat:
             self.heatmap.set_heatmap(frame.heat)
@@ -365,3 +391,9 @@ class RunPresenter(QObject):
         self.heatmap.set_highlight(self.selection.cluster)
         self.confusion.set_highlight(self.selection.cluster)
         self.results.show_selection(self.selection.indices.size, self.selection.description)
+
+
+def _title(method: str) -> str:
+    """The display title of a registered method (its name if not registered here)."""
+    cls = REGISTRY.get(method)
+    return cls.title if cls is not None and cls.title else method

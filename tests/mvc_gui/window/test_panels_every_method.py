@@ -55,18 +55,34 @@ def _check_panels(win, method: str) -> list[str]:
     """What is wrong: a panel that is empty and says nothing, or a clipped title."""
     p, problems = win.plots, []
     h = win.controller.history
+    notes = REGISTRY[method].panel_notes
     if not p["weights"].target.any() and p["weights"].note.isHidden():
         problems.append("weights: neither bars nor a note")
-    if p["convergence"].curve.getData()[1] is None and h.objective:
-        problems.append("convergence: no objective curve")
+    if p["weights"].plot_shown and not p["weights"].target.any():
+        problems.append("weights: an empty axis")
+    if "weights" in notes and p["weights"].note.text() != notes["weights"]:
+        problems.append("weights: not the note the method declares")
+    for shown, name in zip(p["weights"].tick_texts, p["weights"].names, strict=True):
+        if not name.startswith(shown.strip().rstrip("\u2026")):  # a name, maybe shortened
+            problems.append(f"weights: the axis says {shown!r} for the view {name!r}")
     conv = p["convergence"]
-    scores = [c.getData()[1] for c in (*conv.metric_curves.values(), *conv.final_points.values())]
-    if not any(s is not None and len(s) for s in scores):
-        problems.append("scores: empty")
-    if not h.metric_iterations and conv.note.isHidden():
-        problems.append("scores: only final points, but no note saying why")
+    if "convergence" in notes:
+        if conv.plot_shown or conv.note.text() != notes["convergence"]:
+            problems.append("convergence: the declared note does not replace the curves")
+    else:
+        if conv.curve.getData()[1] is None and h.objective:
+            problems.append("convergence: no objective curve")
+        curves = (*conv.metric_curves.values(), *conv.final_points.values())
+        if not any(c.getData()[1] is not None and len(c.getData()[1]) for c in curves):
+            problems.append("scores: empty")
+        if not h.metric_iterations and conv.note.isHidden():
+            problems.append("scores: only final points, but no note saying why")
     if p["heatmap"].heat is None and p["heatmap"].note.isHidden():
         problems.append("anchor graph: empty and no note")
+    if p["heatmap"].heat is None and p["heatmap"].plot_shown:
+        problems.append("anchor graph: an empty axis")
+    if "anchor_graph" in notes and p["heatmap"].note.text() != notes["anchor_graph"]:
+        problems.append("anchor graph: not the note the method declares")
     if p["heatmap"].heat is not None:
         vb = p["heatmap"].plot.getViewBox()
         if vb.width() < 60 or vb.height() < 60:

@@ -46,7 +46,7 @@ def test_a_large_npz_is_mapped_in_place_with_a_sampled_then_exact_summary(qtbot,
     np.savez(path, X0=views[0], X1=views[1], y=labels)
     window.loading.limits.map_above = 0  # any file is "large"
     first: list[str] = []  # the panel as the data arrive (the exact summary may follow fast)
-    window.data_loaded.connect(lambda: first.append(window.dataset_panel.header.text()))
+    window.data_loaded.connect(lambda: first.append(window.dataset_panel.warnings.text()))
     with qtbot.waitSignal(window.loading.summary_updated, timeout=60_000):
         window.open_path(str(path))
     assert "the exact one follows" in first[0]
@@ -55,7 +55,7 @@ def test_a_large_npz_is_mapped_in_place_with_a_sampled_then_exact_summary(qtbot,
     base = session.dataset.views[0]
     while not isinstance(base, np.memmap):  # a view of the file itself, not a copy
         base = base.base
-    assert "summary from" not in window.dataset_panel.header.text()
+    assert "summary from" not in window.dataset_panel.warnings.text()
     window.method_panel.set_method("fmdc")
     window.method_panel.set_params({"n_clusters": 3})
     with qtbot.waitSignal(window.controller.run_finished, timeout=120_000):
