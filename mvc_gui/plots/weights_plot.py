@@ -27,18 +27,31 @@ BAR_COLOR = "#5b7fa6"
 def tick_labels(names: list[str], slot: float, metrics: QFontMetricsF) -> list[str]:
     """The names under bars ``slot`` pixels apart: one row if each fits its slot, else two
     staggered rows (odd bars' names on the second line, so each has two slots), shortened
-    with an ellipsis where even two slots are too narrow (at least two letters stay)."""
+    with an ellipsis where even two slots are too narrow: at the end, or in the middle when
+    that left names alike ("view 1", "view 2": "v…1", "v…2"); at least two letters stay."""
     gap = metrics.horizontalAdvance("  ")
     if all(metrics.horizontalAdvance(nm) + gap <= slot for nm in names):
         return list(names)
     room = max(2 * slot - gap, 0.0)
-    out = []
-    for i, nm in enumerate(names):
-        short = metrics.elidedText(nm, Qt.TextElideMode.ElideRight, room)
-        if len(short.rstrip("\u2026")) < 2:
-            short = nm if len(nm) <= 2 else nm[:2] + "\u2026"
-        out.append(short if i % 2 == 0 else "\n" + short)
-    return out
+    short: list[str] = []
+    for mode in (Qt.TextElideMode.ElideRight, Qt.TextElideMode.ElideMiddle):
+        short = [_elide(nm, metrics, mode, room) for nm in names]
+        if len(set(short)) == len(set(names)):  # still tells the views apart
+            break
+    return [s if i % 2 == 0 else "\n" + s for i, s in enumerate(short)]
+
+
+def _elide(name: str, metrics: QFontMetricsF, mode: Qt.TextElideMode, room: float) -> str:
+    text = metrics.elidedText(name, mode, room)
+    if len(text.replace("\u2026", "")) >= 2:
+        return text
+    if len(name) <= 2:
+        return name
+    return (
+        name[0] + "\u2026" + name[-1]
+        if mode == Qt.TextElideMode.ElideMiddle
+        else name[:2] + "\u2026"
+    )
 
 
 class WeightsPlot(PlotBox):
