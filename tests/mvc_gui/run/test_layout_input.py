@@ -47,7 +47,7 @@ def test_incomplete_or_small_views_are_preprocessed_whole(views):
 
 def test_views_read_in_row_blocks_are_preprocessed_by_the_streamed_rule(views, monkeypatch):
     """A streamed dataset's views are never turned into arrays here: they go through
-    preprocess_views' block-by-block path, and the representation reads them in blocks."""
+    prepare_views' block-by-block path, and the representation reads them in blocks."""
     from core.data.blocks import ArraySource, is_source
 
     monkeypatch.setattr(layout_input, "LAZY_FROM", 1000)

@@ -10,9 +10,10 @@ import pytest
 from PySide6.QtCore import QRectF, Qt
 
 from core.data.dataset import MultiViewDataset, encode_labels
+from core.data.prepare import prepare_views
 from core.numerics.layout import embed, representation
 from core.numerics.metrics import accuracy
-from mvc_gui.model.data_session import DataSession, preprocess_views
+from mvc_gui.model.data_session import DataSession
 from mvc_gui.model.palette import NOISE_COLOR, cluster_colors
 from mvc_gui.plots.embedding_plot import ramp
 from tests.conftest import make_blobs_views
@@ -125,7 +126,7 @@ def test_per_view_layout_from_the_child_is_that_view_alone_and_cached(qtbot, win
     emb.layout_box.setCurrentIndex(2)  # "protein alone"
     assert emb.layout_view == 1 and window.embedder.busy
     qtbot.waitUntil(lambda: emb.xy is not None and not window.embedder.busy, timeout=60_000)
-    views, _ = preprocess_views([ds.views[1]], ["auto"], window.session.auto_rule)
+    views, _ = prepare_views([ds.views[1]], ["auto"], window.session.auto_rule)
     np.testing.assert_allclose(emb.xy, embed(representation(views)), rtol=1e-6, atol=1e-6)
     assert not np.allclose(emb.xy, everything)
     # still coloured by the chosen column
