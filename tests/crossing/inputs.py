@@ -22,6 +22,8 @@ import numpy as np
 import scipy.io
 from table_fixtures import write_h5ad, write_h5mu, write_omics_tables
 
+from core.methods import REGISTRY
+
 __all__ = ["INPUT_KINDS", "InputKind", "Written", "blobs", "file_digests"]
 
 N = 72  # samples of the generated (id-less) files: 3 clusters of 24
@@ -291,6 +293,10 @@ def write_streamed(folder: Path) -> Written:
                    stream=True, digests=file_digests([path]), dataset_name=path.stem,
                    load=load, memory_load=_load_file(path))  # fmt: skip
 
+
+#: every registered method, every after-run action: the matrix's other two axes
+METHODS = sorted(REGISTRY)
+ACTIONS = ["labels", "write-back", "profile", "predict", "session", "html"]
 
 INPUT_KINDS: list[InputKind] = [
     InputKind("mat-v5", write_mat_v5),

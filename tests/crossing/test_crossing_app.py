@@ -41,10 +41,7 @@ from .checks import (
     fail,
     run_refusal,
 )
-from .inputs import INPUT_KINDS, InputKind, Written
-
-METHODS = sorted(REGISTRY)
-ACTIONS = ["labels", "write-back", "profile", "predict", "session", "html"]
+from .inputs import ACTIONS, INPUT_KINDS, METHODS, InputKind, Written
 
 
 class _Go:

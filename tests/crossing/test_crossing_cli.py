@@ -36,10 +36,7 @@ from .checks import (
     names_typed,
     run_refusal,
 )
-from .inputs import INPUT_KINDS, InputKind, Written
-
-METHODS = sorted(REGISTRY)
-ACTIONS = ["labels", "write-back", "profile", "predict", "session", "html"]
+from .inputs import ACTIONS, INPUT_KINDS, METHODS, InputKind, Written
 
 
 # -- calling the CLI in process -------------------------------------------------------------------
@@ -192,28 +189,24 @@ def _write_back(method, kind, w: Written, run: Call, runs: CliRuns) -> None:
     check_write_back(run.files["write-back"], w, clusters)
 
 
-def _streamed_output(method, kind, run: Call, runs: CliRuns, flag: str, name: str) -> Call | None:
-    """Profiles and the HTML report of a streamed run: from a run of their own, which may
-    refuse them clearly (they read the views) or must then write them right. None: refused."""
-    if not runs.written(kind).stream:
-        return run
-    call = runs.only(method, kind, flag, name)
-    if call.rc != 0 or call.exc is not None:
-        expect_refusal(call, method, flag)
-        return None
-    return Call(call.argv, 0, files={"labels": call.files["labels"], name: call.files[flag]})
+def _written(method, kind, run: Call, runs: CliRuns, flag: str, name: str) -> tuple[Path, Path]:
+    """The file ``flag`` wrote and the labels of that run: a streamed run writes profiles and
+    the HTML report too (they read the views in row blocks), in a run of its own."""
+    if runs.written(kind).stream:
+        run = runs.only(method, kind, flag, name)
+        expect_ok(run, f"mvc run --stream {flag}")
+        run = Call(run.argv, 0, files={"labels": run.files["labels"], name: run.files[flag]})
+    path = run.files[name]
+    if not path.exists():
+        fail(f"{flag} file not written", str(path))
+    return path, run.files["labels"]
 
 
 def _profile(method, kind, w: Written, run: Call, runs: CliRuns) -> None:
-    run = _streamed_output(method, kind, run, runs, "--profile", "profile")
-    if run is None:
-        return
-    path = run.files["profile"]
-    if not path.exists():
-        fail("profile CSV not written", str(path))
+    path, labels = _written(method, kind, run, runs, "--profile", "profile")
     with open(path, newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
-    clusters = check_labels(run.files["labels"], w)
+    clusters = check_labels(labels, w)
     check_profile_rows(rows, w.load_in_memory(), clusters, "profiles")
 
 
@@ -299,12 +292,7 @@ def _session(method, kind, w: Written, run: Call, runs: CliRuns) -> None:
 
 
 def _html(method, kind, w: Written, run: Call, runs: CliRuns) -> None:
-    run = _streamed_output(method, kind, run, runs, "--html", "html")
-    if run is None:
-        return
-    path = run.files["html"]
-    if not path.exists():
-        fail("HTML report not written", str(path))
+    path, _ = _written(method, kind, run, runs, "--html", "html")
     text = path.read_text(encoding="utf-8")
     cls = REGISTRY[method]
     if method not in text and cls.title not in text:
