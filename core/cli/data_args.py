@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import argparse
 
+from core.cli.catalog import streaming_methods
 from core.data.dataset import DataError, MultiViewDataset
 from core.data.io.aligned import ALIGN_MODES, DataSpec, ViewSource
 from core.data.io.missing import DEFAULT_MISSING, MISSING_POLICIES
 from core.data.open import DataSource, OpenPolicy, open_dataset
 from core.data.prepare import prepare_views
 from core.data.preprocessing import PREPROCESSORS, ViewTransform
-from core.methods import REGISTRY
 
 __all__ = [
     "add_data_args",
@@ -66,7 +66,7 @@ def open_policy(args: argparse.Namespace, method: type | None = None) -> OpenPol
         stream_above=None if above is None else int(above * 2**30),
         streams=None if method is None else bool(method.streams),
         method_name=getattr(method, "name", ""),
-        streaming_methods=tuple(name for name, cls in REGISTRY.items() if cls.streams),
+        streaming_methods=tuple(streaming_methods()),
     )
 
 

@@ -16,28 +16,25 @@ import functools
 import math
 import sys
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 
+from core.cli.catalog import REGISTRY, source_literal
 from core.cli.data_args import add_data_args, load_data, select_views
 from core.cli.params import add_param_flags, collect_params
 from core.data.dataset import DataError, MultiViewDataset
 from core.data.preprocessing import preprocess
 from core.experiments.amputation import FILLS
-from core.experiments.missing import Amputation, handling, run_amputation
-from core.experiments.plan import BatchPlan
-from core.experiments.robustness import NOISE_SCALES, Robustness, method_params, run_robustness
-from core.experiments.sweep import (
-    Sweep,
-    base_params_for,
-    parse_grid,
-    parse_seeds,
-    run_sweep,
-    sweepable,
-)
-from core.methods import REGISTRY
 from core.methods.params import ParamError
+
+if TYPE_CHECKING:
+    from core.experiments.plan import BatchPlan
+    from core.experiments.robustness import Robustness
+
+# core.experiments' plans import the solvers (numba, scikit-learn): in the commands, not for
+# --help
+NOISE_SCALES = source_literal("core.experiments.robustness", "NOISE_SCALES")
 
 __all__ = ["add_experiment_parsers", "run_experiment"]
 
@@ -68,6 +65,8 @@ def add_experiment_parsers(sub: Any, method: str | None = None) -> None:
 
     names = " (`mvc sweep --method NAME --help` lists the method's parameters)"
     if method:
+        from core.experiments.sweep import sweepable
+
         names = f". Parameters of {method}: " + ", ".join(p.name for p in sweepable(method))
     sweep = sub.add_parser(
         "sweep",
@@ -252,6 +251,7 @@ def _run_to_csv(
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    from core.experiments.sweep import Sweep, base_params_for, parse_grid, parse_seeds, run_sweep
 
     method = args.method
     ds, _ = _selected(load_data(args), args.views)
@@ -283,6 +283,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_robustness(args: argparse.Namespace) -> int:
+    from core.experiments.missing import Amputation, handling, run_amputation
+    from core.experiments.robustness import Robustness, method_params, run_robustness
+    from core.experiments.sweep import parse_seeds
+
     if args.missing is not None and args.noisy_views:
         raise DataError("--missing and --noisy-views are separate experiments: give one")
     if args.missing is None and not args.noisy_views:
@@ -324,6 +328,8 @@ def cmd_robustness(args: argparse.Namespace) -> int:
 
 
 def _print_robustness(plan: Robustness, out: TextIO) -> None:
+    from core.experiments.missing import Amputation
+
     score = "acc" if plan.labels_known else "ari_vs_clean"
     weights = plan.weight_summary()
     noisy = [plan.view_names[v] for v in plan.noisy_views]

@@ -14,10 +14,12 @@ import json
 import sys
 import time
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
+from core.cli import compile_notice
+from core.cli.catalog import REGISTRY, method_table
 from core.cli.data_args import (
     add_data_args,
     add_table_args,
@@ -34,12 +36,11 @@ from core.cli.tune import add_tune_parser, cmd_tune
 from core.data.atomic import check_writable
 from core.data.dataset import DataError, MultiViewDataset
 from core.data.preprocessing import AUTO_RULES
-from core.methods import REGISTRY
-from core.methods.base import IterationState, normalized_weights
 from core.methods.params import ParamError
-from core.records.profiles_table import profile_rows, profiles_html, write_profiles_csv
-from core.records.report import write_report
-from core.records.runs import RunResult, write_labels_csv, write_run
+from core.methods.states import IterationState, normalized_weights
+
+if TYPE_CHECKING:  # the records import numba: in the commands that write them, not for --help
+    from core.records.runs import RunResult
 
 EXIT_USAGE = 2
 
@@ -142,8 +143,8 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_methods(args: argparse.Namespace) -> int:
-    for name, cls in REGISTRY.items():
-        sys.stdout.write(f"{name}: {cls.title}\n    {cls.summary}\n")
+    for cls in method_table():  # from a copy in the cache folder: no solver is imported
+        sys.stdout.write(f"{cls.name}: {cls.title}\n    {cls.summary}\n")
         for p in cls.param_spec:
             default = "auto" if p.default is None else p.default
             sys.stdout.write(
@@ -154,6 +155,8 @@ def cmd_methods(args: argparse.Namespace) -> int:
 
 
 def cmd_run(full: argparse.Namespace) -> int:
+    from core.records.runs import RunResult
+
     cls = REGISTRY[full.method]
     _check_outputs(full)  # refuse a bad output path before a long run, not after
     loaded = load_data(full, cls)  # all views: the HTML report lists the ones left out too
@@ -237,6 +240,10 @@ def _write_back_source(args: argparse.Namespace) -> str | None:
 def _write_outputs(
     args: argparse.Namespace, loaded: MultiViewDataset, ds: MultiViewDataset, result: RunResult
 ) -> None:
+    from core.records.profiles_table import profile_rows, profiles_html, write_profiles_csv
+    from core.records.report import write_report
+    from core.records.runs import write_labels_csv, write_run
+
     out = sys.stdout
     if args.out:
         write_labels_csv(args.out, result.labels, ds.labels, ds.ids.tolist(), ds.class_names)
@@ -364,6 +371,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     known, _ = pre.parse_known_args(argv)
     args = build_parser(known.method if known.method in REGISTRY else None).parse_args(argv)
     try:
+        if args.command not in ("info", "methods"):  # the others run solvers: a first run compiles
+            compile_notice.announce_compiles(known.method)
         if args.command == "info":
             return cmd_info(args)
         if args.command == "methods":

@@ -11,8 +11,6 @@ import sys
 import numpy as np
 
 from core.cli.data_args import add_data_args, load_data
-from core.records.prediction_file import read_prediction
-from core.records.runs import write_labels_csv
 
 __all__ = ["add_predict_parser", "cmd_predict"]
 
@@ -30,7 +28,10 @@ def add_predict_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
+    # here, not at the top: they import numba (`mvc --help` does without)
     from core.data.atomic import check_writable
+    from core.records.prediction_file import read_prediction
+    from core.records.runs import write_labels_csv
 
     check_writable(args.out, "--out")
     model = read_prediction(args.run)  # a missing or foreign record is refused before reading

@@ -13,14 +13,9 @@ from __future__ import annotations
 
 import argparse
 
+from core.cli.catalog import streaming_methods  # from the sources: no solver is imported
+
 __all__ = ["add_stream_args", "streaming_methods"]
-
-
-def streaming_methods() -> list[str]:
-    """Registry names of the methods that accept row-block views (``streams`` on the class)."""
-    from core.methods import REGISTRY
-
-    return [name for name, cls in REGISTRY.items() if cls.streams]
 
 
 def add_stream_args(p: argparse.ArgumentParser) -> None:

@@ -13,16 +13,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
+from core.cli.catalog import REGISTRY, source_literal
 from core.cli.data_args import add_data_args, load_data, select_views
 from core.cli.params import add_param_flags, collect_params
 from core.data.atomic import atomic_write
 from core.data.preprocessing import preprocess
-from core.experiments.plan import finite
-from core.experiments.sweep import base_params_for, format_value, parse_grid, parse_seeds
-from core.experiments.tune import CRITERIA, TuneResult, tune
-from core.methods import REGISTRY
+
+if TYPE_CHECKING:
+    from core.experiments.tune import TuneResult
+
+# core.experiments imports the solvers (numba, scikit-learn): in the command, not for --help
+CRITERIA = source_literal("core.experiments.tune", "CRITERIA")
 
 __all__ = ["add_tune_parser", "cmd_tune"]
 
@@ -53,6 +56,9 @@ def add_tune_parser(sub: Any, method: str | None = None) -> None:
 
 
 def _print(result: TuneResult, out: TextIO) -> None:
+    from core.experiments.plan import finite
+    from core.experiments.sweep import format_value
+
     names = list(result.best["params"])
     scores = ["stability", "silhouette"] + (["acc"] if result.regret is not None else [])
     out.write("  ".join(f"{s:>12}" for s in [*names, *scores]) + "\n")
@@ -74,6 +80,9 @@ def _print(result: TuneResult, out: TextIO) -> None:
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
+    from core.experiments.sweep import base_params_for, parse_grid, parse_seeds
+    from core.experiments.tune import tune
+
     method = args.method
     ds = select_views(load_data(args), args.views)
     fixed = base_params_for(method, collect_params(args, REGISTRY[method].param_spec), ds.n_classes)

@@ -3,27 +3,73 @@
 ``base`` (protocol, ``Reporter``, ``REGISTRY``), ``params`` (``ParamSpec``: validation, CLI
 flags, GUI widgets), ``baselines``, and one package per method (``fmdc/``, ``alpc/``,
 ``rgmvc/``, ``dtll/``, ``mvsc_hfd/``), each with ``solver.py`` (the estimator), ``updates.py``
-(its update rules) and its own numba kernels (``jit*.py``). Importing this package discovers
-every method package and module here, so their ``@register`` classes join ``REGISTRY``: a
-new method is a new package, named nowhere else. Each class declares what it can do
-(``supports_incomplete``, ``streams``, ``tune_grid``, ``panel_notes``, ``auto_preprocessing``);
-``tests/core/methods/test_checklist.py`` holds every registered method to CONTRIBUTING's list.
+(its update rules) and its own numba kernels (``jit*.py``). The first use of ``REGISTRY`` (or
+of a class name, ``from core.methods import FMDC``) discovers every method package and module
+here, so their ``@register`` classes join ``REGISTRY``: a new method is a new package, named
+nowhere else. Only then: importing this package, or a light module of it (``params``), loads
+no solver, numba or scikit-learn (``mvc --help`` does not need them; ``core.cli.catalog``).
+Each class declares what it can do (``supports_incomplete``, ``streams``, ``tune_grid``,
+``panel_notes``, ``auto_preprocessing``); ``tests/core/methods/test_checklist.py`` holds every
+registered method to CONTRIBUTING's list.
 
 May import: ``core.data``, ``core.numerics``. A method package imports only those, ``base``
 and ``params``: never another method.
 """
 
+from __future__ import annotations
+
 import importlib
 import pkgutil
+from typing import Any
 
-from core.methods.base import REGISTRY, BaseSolver, IterationState
+_discovered = False
 
-for _info in pkgutil.iter_modules(__path__):
-    # a method package registers its estimator in its __init__ (it re-exports the solver)
-    importlib.import_module(f"{__name__}.{_info.name}")
 
-#: the estimator classes by their class names (``from core.methods import <ClassName>``)
-_CLASSES = {cls.__name__: cls for cls in REGISTRY.values()}
-globals().update(_CLASSES)
+def discover() -> dict[str, type]:
+    """Import every method package and module here (each registers its estimators) and
+    return ``REGISTRY``. Idempotent; the first call takes the seconds of the solvers'
+    imports (numba, scikit-learn)."""
+    global _discovered
+    if not _discovered:
+        for info in pkgutil.iter_modules(__path__):
+            # a method package registers its estimator in its __init__ (it re-exports the solver)
+            importlib.import_module(f"{__name__}.{info.name}")
+        _discovered = True
+    from core.methods.base import REGISTRY
 
-__all__ = ["REGISTRY", "BaseSolver", "IterationState", *sorted(_CLASSES)]
+    return REGISTRY
+
+
+def _classes() -> dict[str, type]:
+    """The estimator classes by their class names (``from core.methods import <ClassName>``)."""
+    return {cls.__name__: cls for cls in discover().values()}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__all__":
+        return [
+            "REGISTRY",
+            "BaseSolver",
+            "IterationState",
+            "discover",
+            *sorted(_classes()),
+        ]
+    if name.startswith("_"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name in ("BaseSolver", "IterationState"):
+        from core.methods import base
+
+        return getattr(base, name)
+    registry = discover()
+    if name == "REGISTRY":
+        return registry
+    if name in globals():  # a submodule: discover() imported it
+        return globals()[name]
+    classes = _classes()
+    if name in classes:
+        return classes[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__getattr__("__all__")})

@@ -112,8 +112,9 @@ class _PipeControl(PauseStep):
 def serve(conn: Any) -> None:
     """Child process main loop (imports happen after connecting, so the parent's accept
     returns at once)."""
-    import core.methods  # noqa: F401  (imports and registers the solvers once)
     from core.data.prepare import prepare_views
+    from core.methods import REGISTRY  # noqa: F401  (imports and registers the solvers once)
+    from mvc_gui.run.warm import WARM, warm_kernels
 
     conn.send(("ready", None))
     while True:
@@ -123,6 +124,9 @@ def serve(conn: Any) -> None:
             return
         if kind == "quit":
             return
+        if kind == WARM:  # idle until the first Run: compile the window's method now
+            warm_kernels(payload, conn.poll)
+            continue
         if kind != "run":
             continue  # a stray control message for a run that already ended
         run_id, solver, views, methods, labels, paused, observed = payload
@@ -478,14 +482,17 @@ class SolverServer:
         proc, conn = self._proc, self.conn
         return proc is not None and conn is not None and proc.poll() is None
 
-    def start_early(self) -> None:
+    def start_early(self, then: Any = None) -> None:
         """Start the child in a background thread now (its imports take seconds), so a Run
-        finds it ready; a failure here is not shown: the Run that needs the child starts a
-        fresh one and reports why that failed."""
+        finds it ready, and send it ``then`` once it is (``mvc_gui.run.warm``); a failure here
+        is not shown: the Run that needs the child starts a fresh one and reports why that
+        failed."""
 
         def start() -> None:
             with contextlib.suppress(ChildStartError):
                 self.ensure_started()
+                if then is not None:
+                    self.send_if_started(then)
 
         threading.Thread(target=start, name="solver child start", daemon=True).start()
 

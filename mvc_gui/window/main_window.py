@@ -39,6 +39,7 @@ from mvc_gui.run.controller import RunController
 from mvc_gui.run.embedding_controller import EmbeddingController
 from mvc_gui.run.load_worker import LoadWorker
 from mvc_gui.run.solver_process import SolverServer
+from mvc_gui.run.warm import warm_message
 from mvc_gui.run.workers import TaskWorker
 from mvc_gui.tools import install_tools
 from mvc_gui.window import settings
@@ -78,7 +79,8 @@ class MainWindow(WindowIOMixin, QMainWindow):
         self.setAcceptDrops(True)
         self._on_busy_changed(False)
         if self.controller.use_process:  # start the solver child early (its imports take s)
-            SolverServer.shared().start_early()
+            # and let it compile the panel's method while it waits for the first Run
+            SolverServer.shared().start_early(warm_message(self.method_panel.method))
 
     # -- construction -------------------------------------------------------------------------
     def _create_widgets(self) -> None:

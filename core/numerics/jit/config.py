@@ -11,6 +11,10 @@
   call parallel kernels at once (the GUI runs the solver in a worker thread, sweeps may run
   more); prefer the thread-safe OpenMP layer when libgomp is present. Users can override both
   with the usual environment variables.
+
+Importing this module sets both and nothing more: numba itself is imported when a kernel
+module first takes ``njit`` from here (a module ``__getattr__``), so ``import core`` and the
+light commands (``mvc --help``, ``mvc methods``, ``mvc info``) never load it.
 """
 
 from __future__ import annotations
@@ -24,14 +28,19 @@ import time
 from pathlib import Path
 
 
-def _user_cache_dir() -> Path:
+def app_cache_dir() -> Path:
+    """The per-user folder of MVC Studio's caches (numba's kernels in ``numba/``)."""
     if sys.platform == "win32":
         base = Path(os.environ.get("LOCALAPPDATA", Path.home() / "AppData" / "Local"))
     elif sys.platform == "darwin":
         base = Path.home() / "Library" / "Caches"
     else:
         base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return base / "mvc-studio" / "numba"
+    return base / "mvc-studio"
+
+
+def _user_cache_dir() -> Path:
+    return app_cache_dir() / "numba"
 
 
 def kernel_sources_digest(root: Path, packages: tuple[str, ...] = ("core", "mvc_gui")) -> str:
@@ -92,9 +101,8 @@ if "NUMBA_THREADING_LAYER" not in os.environ and ctypes.util.find_library("gomp"
 if _FROZEN:  # numba looks this class up when the first cached kernel is compiled
     os.environ.setdefault("NUMBA_CACHE_LOCATOR_CLASSES", f"{__name__}.FrozenCacheLocator")
 
-from numba import njit  # noqa: E402
 
-if _FROZEN:
+def _frozen_cache_locator() -> type:
     from numba.core import caching, config
 
     class FrozenCacheLocator(caching.UserProvidedCacheLocator):
@@ -115,8 +123,25 @@ if _FROZEN:
                 return None
             return locator
 
+    return FrozenCacheLocator
+
+
+def __getattr__(name: str) -> object:
+    """``njit`` and a frozen build's ``FrozenCacheLocator`` (which numba looks up by name when
+    it compiles the first cached kernel): numba is imported on their first use."""
+    if name == "njit":
+        from numba import njit
+
+        value: object = njit
+    elif name == "FrozenCacheLocator" and _FROZEN:
+        value = _frozen_cache_locator()
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # looked up once
+    return value
+
 
 JIT = {"nogil": True, "cache": True, "fastmath": False}
 PARALLEL_JIT = {"nogil": True, "cache": True, "parallel": True, "fastmath": False}
 
-__all__ = ["JIT", "PARALLEL_JIT", "njit"]
+__all__ = ["JIT", "PARALLEL_JIT", "app_cache_dir", "njit"]  # noqa: F822 (njit: __getattr__)
