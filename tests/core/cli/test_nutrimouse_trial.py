@@ -60,7 +60,11 @@ def test_every_method_runs_profiles_writes_back_and_predicts_new_mice(method, ta
     assert {r["sample_id"]: r["cluster"] for r in labels} == {
         k: v["mvc_cluster"] for k, v in back.items() if v["mvc_cluster"] != ""
     }
-    assert _rows(out / "profile.csv")  # features that set clusters apart, by view
+    profile = _rows(out / "profile.csv")  # features that set clusters apart, by view
+    assert profile
+    # the two mice without lipids are not counted (as zeros) in the lipid statistics
+    counts = {r["view"]: int(r["n_in"]) + int(r["n_out"]) for r in profile}
+    assert counts.get("lipids", 38) == 38 and counts.get("genes", expected) == expected
     # new mice, from their own tables (one without lipids), with the run's data flags
     pred = out / "new.csv"
     new_args = [*table_args(new, meta=False), *align]
