@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 
+import numpy as np
+
 from core.cli.catalog import streaming_methods
 from core.data.dataset import DataError, MultiViewDataset
 from core.data.io.aligned import ALIGN_MODES, DataSpec, ViewSource
@@ -70,9 +72,21 @@ def open_policy(args: argparse.Namespace, method: type | None = None) -> OpenPol
     )
 
 
-def load_data(args: argparse.Namespace, method: type | None = None) -> MultiViewDataset:
-    """The dataset the data flags name, opened by the one road (``core.data.open``)."""
-    return open_dataset(data_source(args), open_policy(args, method))
+def load_data(
+    args: argparse.Namespace, method: type | None = None, complete: str = ""
+) -> MultiViewDataset:
+    """The dataset the data flags name, opened by the one road (``core.data.open``).
+
+    ``complete``: the command (e.g. ``mvc tune``) needs every view of every sample: samples
+    missing a view are refused by count, with what to do."""
+    ds = open_dataset(data_source(args), open_policy(args, method))
+    if complete and not ds.complete:
+        missing = int(np.count_nonzero(~ds.observed.all(axis=1)))
+        raise DataError(
+            f"{complete} needs every view of every sample, but {missing} sample(s) miss a "
+            "view: add --align shared (keep the samples every view has)"
+        )
+    return ds
 
 
 def prepare(

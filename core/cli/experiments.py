@@ -254,7 +254,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from core.experiments.sweep import Sweep, base_params_for, parse_grid, parse_seeds, run_sweep
 
     method = args.method
-    ds, _ = _selected(load_data(args), args.views)
+    ds, _ = _selected(load_data(args, complete="mvc sweep"), args.views)
     axes = [parse_grid(g, method) for g in args.grid]
     fixed = collect_params(args, REGISTRY[method].param_spec)
     if "random_state" in fixed:
@@ -291,7 +291,7 @@ def cmd_robustness(args: argparse.Namespace) -> int:
         raise DataError("--missing and --noisy-views are separate experiments: give one")
     if args.missing is None and not args.noisy_views:
         raise DataError("give --noisy-views (noise experiment) or --missing (amputation)")
-    ds, file_index = _selected(load_data(args), args.views)
+    ds, file_index = _selected(load_data(args, complete="mvc robustness"), args.views)
     k = args.n_clusters or ds.n_classes
     if k is None:
         raise ParamError("the data has no labels: give --n-clusters")

@@ -84,7 +84,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     from core.experiments.tune import tune
 
     method = args.method
-    ds = select_views(load_data(args), args.views)
+    ds = select_views(load_data(args, complete="mvc tune"), args.views)
     fixed = base_params_for(method, collect_params(args, REGISTRY[method].param_spec), ds.n_classes)
     axes = [parse_grid(g, method) for g in args.grid] if args.grid else None
     views, chosen = preprocess(  # auto follows the method's own rule, as in `mvc run`

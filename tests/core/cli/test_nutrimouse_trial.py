@@ -74,3 +74,21 @@ def test_every_method_runs_profiles_writes_back_and_predicts_new_mice(method, ta
     assert {r["sample_id"] for r in assigned} <= {f"mouse_{i}" for i in range(41, 51)}
     clusters = {r["cluster"] for r in labels}
     assert {r["cluster"] for r in assigned} <= clusters
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["tune", "--method", "fmdc"],
+        ["sweep", "--method", "fmdc", "--grid", "n_neighbors=5,10", "--out", "s.csv"],
+        ["robustness", "--method", "fmdc", "--noisy-views", "1", "--out", "r.csv"],
+    ],
+)
+def test_experiments_refuse_samples_missing_a_view_with_what_to_do(command, tables, capsys):
+    """tune, sweep and robustness fit on complete views only: two mice without lipids are
+    refused by count before any work, naming --align shared."""
+    _, train, _ = tables
+    assert main([command[0], *table_args(train), *command[1:]]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"mvc: error: mvc {command[0]} needs every view")
+    assert "2 sample(s)" in err[0] and "--align shared" in err[0]
