@@ -10,6 +10,12 @@ it memory-mapped, so a large dataset is not copied through a pipe, the caller's 
 never blocked by an unpickling, and other processes can open the same store. The child
 reports what it is reading as JSON lines on stdout; when it dies, the message says what it
 was reading. ``cancel`` (a callable) is polled every 0.1 s.
+
+Time limit: by default it follows the size of what is read, ``BASE_TIMEOUT`` (30 s: starting
+Python and the readers) plus ``SECONDS_PER_MB`` (0.25 s) per MB of the file(s), so a 10 MB
+file that loops inside libhdf5 (a zeroed block in an ``.h5ad`` did) is stopped after 32.5 s,
+not after 10 minutes, while a 2 GB file (about a minute on a laptop) still gets 9 minutes.
+While the child reads, ``progress`` is told the elapsed time and the limit every second.
 """
 
 from __future__ import annotations
@@ -33,13 +39,22 @@ try:
 except ImportError:  # Windows
     _resource = None  # type: ignore[assignment]
 
-from core.data.dataset import DataError, MultiViewDataset
+from core.data.dataset import DETAIL_LIMIT, DataError, MultiViewDataset, printable
 from core.data.io.aligned import SPEC_FORMAT, DataSpec
 from core.data.store import open_store
 
-__all__ = ["DEFAULT_TIMEOUT", "LoadCancelled", "default_memory_limit", "load_isolated"]
+__all__ = [
+    "BASE_TIMEOUT", "DEFAULT_TIMEOUT", "SECONDS_PER_MB", "LoadCancelled",
+    "default_memory_limit", "load_isolated", "time_limit",
+]  # fmt: skip
 
-DEFAULT_TIMEOUT = 600.0  # s: a 2 GB MATLAB file reads in about a minute on a laptop
+#: s: the reader child's time limit for any file (starting Python, importing the readers)
+BASE_TIMEOUT = 30.0
+#: s per MB of the file(s) read, on top of BASE_TIMEOUT: 4 MB/s, about a tenth of what a
+#: laptop reads a MATLAB file at (2 GB in a minute), so a busy machine is not cut short
+SECONDS_PER_MB = 0.25
+#: None: the limit follows the file's size (:func:`time_limit`)
+DEFAULT_TIMEOUT: float | None = None
 _MODULE = "core.data.isolated_load"
 
 
@@ -71,6 +86,36 @@ def _limit(memory: int | None) -> Callable[[], None] | None:
     return apply
 
 
+def _size(path: str | os.PathLike[str] | DataSpec) -> int:
+    """Bytes of what is read: the file, a folder's files, or a description's files."""
+    if isinstance(path, DataSpec):
+        files = [v.path.split("#")[0] for v in path.views] + ([path.meta] if path.meta else [])
+        return sum(_size(f) for f in dict.fromkeys(files))
+    p = Path(path)
+    try:
+        if p.is_dir():
+            return sum(f.stat().st_size for f in p.iterdir() if f.is_file())
+        return p.stat().st_size
+    except OSError:
+        return 0
+
+
+def time_limit(path: str | os.PathLike[str] | DataSpec) -> float:
+    """The default time limit for reading ``path``: ``BASE_TIMEOUT`` + ``SECONDS_PER_MB`` per
+    MB (a description file: the sizes of the files it names)."""
+    if not isinstance(path, DataSpec):
+        spec = _description(path)
+        path = spec if spec is not None else path
+    return BASE_TIMEOUT + SECONDS_PER_MB * _size(path) / 2**20
+
+
+def _limit_text(timeout: float, sized: bool) -> str:
+    if not sized:
+        return f"{timeout:g} s ("
+    rule = f"{BASE_TIMEOUT:g} s + {SECONDS_PER_MB:g} s per MB"
+    return f"{timeout:.0f} s (the limit for its size: {rule}; "
+
+
 def _reader(stream, out: queue.Queue) -> None:
     for line in stream:
         out.put(line)
@@ -80,7 +125,7 @@ def _reader(stream, out: queue.Queue) -> None:
 def load_isolated(
     path: str | os.PathLike[str] | DataSpec,
     *,
-    timeout: float = DEFAULT_TIMEOUT,
+    timeout: float | None = DEFAULT_TIMEOUT,
     memory: int | str | None = "auto",
     progress: Callable[[float, str], None] | None = None,
     cancel: Callable[[], bool] | None = None,
@@ -93,8 +138,12 @@ def load_isolated(
     caller removes it). Without it a temporary folder is used and removed once the dataset
     is open (on POSIX the memory maps stay valid; elsewhere the arrays are read into memory).
     ``child_module`` replaces the child (tests use a reader that crashes or hangs).
+    ``timeout``: seconds, or None for :func:`time_limit` (by the file's size).
     Raises DataError (damaged file, crash, time-out, memory) or LoadCancelled.
     """
+    sized = timeout is None
+    if timeout is None:
+        timeout = time_limit(path)
     spec, source = (path, "") if isinstance(path, DataSpec) else (_description(path), str(path))
     if spec is not None:  # views from several files: sent as JSON, named by their files
         # a description file (the CLI writes one for its table flags) is read here: the
@@ -123,8 +172,9 @@ def load_isolated(
             _resource.prlimit(proc.pid, _resource.RLIMIT_AS, (limit, limit))
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=_reader, args=(proc.stdout, lines), daemon=True).start()
-    doing, answer = f"opening {name}", None
-    deadline = time.monotonic() + timeout
+    doing, answer, fraction = f"opening {name}", None, 0.0
+    start = time.monotonic()
+    deadline, told = start + timeout, start
     try:
         while True:
             try:
@@ -136,18 +186,22 @@ def load_isolated(
             if line:
                 msg = json.loads(line)
                 if "what" in msg:
-                    doing = msg["what"]
+                    doing, fraction = msg["what"], float(msg.get("fraction", 0.0))
                     if progress is not None:
-                        progress(float(msg.get("fraction", 0.0)), doing)
+                        progress(fraction, doing)
                 else:
                     answer = msg
             if cancel is not None and cancel():
                 raise LoadCancelled(f"loading {name} was cancelled")
-            if time.monotonic() > deadline:
+            now = time.monotonic()
+            if now > deadline:
                 raise DataError(
-                    f"{name}: reading did not finish within {timeout:g} s (stopped while "
-                    f"reading {doing}); nothing was loaded"
+                    f"{name}: reading did not finish within {_limit_text(timeout, sized)}"
+                    f"stopped while reading {doing}); nothing was loaded"
                 )
+            if progress is not None and now - told >= 1.0:  # the elapsed time, meanwhile
+                told = now
+                progress(fraction, f"{doing} ({now - start:.0f} s of at most {timeout:.0f} s)")
         code = proc.wait()
         stderr = proc.stderr.read() if proc.stderr else ""
     except BaseException:
@@ -158,7 +212,7 @@ def load_isolated(
         raise
     try:
         if answer is not None and "error" in answer:
-            raise DataError(answer["error"])
+            raise DataError(printable(answer["error"]))
         if code != 0 or answer is None:
             raise DataError(_death_message(name, suffix, code, doing, limit, stderr))
         dataset = open_store(folder, mmap=os.name == "posix")
@@ -211,7 +265,10 @@ def _death_message(
         cap = f" (limit {limit / 2**30:.1f} GB)" if limit else ""
         return f"{name}: reading {doing} needed more memory than allowed{cap}; nothing was loaded"
     last = stderr.strip().splitlines()[-1:] or [f"exit status {code}"]
-    return f"{name}: the reader stopped while reading {doing} ({last[0]}); nothing was loaded"
+    return (
+        f"{name}: the reader stopped while reading {doing} ({printable(last[0], DETAIL_LIMIT)}); "
+        "nothing was loaded"
+    )
 
 
 def _child(path: str, folder: str) -> int:

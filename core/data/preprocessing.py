@@ -33,6 +33,12 @@ down (this module knows nothing of methods). Rules (``AUTO_RULES``):
 
 Sparse views asked for ``zscore`` are scaled to unit variance without centring (centring
 would densify them); the returned name says so. Inputs are never modified.
+
+Values too large for float64 arithmetic (a damaged file gave 1e+300): column statistics are
+computed on the column divided by its largest magnitude, and a transform whose statistics
+still overflow is fitted and applied on the view scaled by a power of 2 (``unit``; exact, and
+every transform but ``none`` and ``tfidf`` is scale-free), its label saying so; no
+``RuntimeWarning`` escapes. ``none`` refuses such a view (every method squares the values).
 """
 
 from __future__ import annotations
@@ -62,6 +68,8 @@ __all__ = [
 
 PREPROCESSORS = ("auto", "none", "zscore", "minmax", "maxscale", "l2", "tfidf")
 _TINY = 1e-12
+#: values of larger magnitude make squared distances overflow (float64; float32: 1e18)
+HUGE = {np.dtype(np.float64): 1e150, np.dtype(np.float32): 1e18}
 
 
 SCALE_SPREAD_LIMIT = 100.0
@@ -172,11 +180,27 @@ def choose_auto(x: View, rule: str = "general") -> str:
     return choose_auto_from_facts(ViewFacts(x), rule)
 
 
+def _row_norms(x: View) -> np.ndarray:
+    """Euclidean row norms; rows whose squares overflow are measured scaled by their largest
+    magnitude (no inf norm that would make the row zero)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if sp.issparse(x):
+            norms = np.sqrt(np.asarray(x.multiply(x).sum(axis=1)).ravel())
+        else:
+            norms = np.sqrt(np.einsum("ij,ij->i", x, x))
+    bad = np.flatnonzero(~np.isfinite(norms))
+    for i in bad:  # rare: a damaged value of 1e+300
+        row = x[i].toarray().ravel() if sp.issparse(x) else np.asarray(x[i], dtype=np.float64)
+        top = float(np.abs(row).max())
+        norms[i] = top * np.sqrt(np.sum(np.square(row / top))) if top > 0 else 0.0
+    return norms
+
+
 def _l2_rows(x: View) -> View:
     if sp.issparse(x):
-        norms = np.sqrt(np.asarray(x.multiply(x).sum(axis=1)).ravel())
+        norms = _row_norms(x)
         return sp.csr_matrix(sp.diags(1.0 / np.maximum(norms, _TINY)) @ x)
-    norms = np.maximum(np.sqrt(np.einsum("ij,ij->i", x, x)), _TINY)[:, None]
+    norms = np.maximum(_row_norms(x), _TINY)[:, None]
     if not spilling():
         return x / norms
     out = output_array(x.shape, np.result_type(x.dtype, norms.dtype))
@@ -197,33 +221,66 @@ def _row_blocks(x: np.ndarray):
     return (slice(a, min(n, a + step)) for a in range(0, n, step))
 
 
+def _column_top(x: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """The largest magnitude of each column ``cols`` (1 where a column is all zero)."""
+    top = np.abs(np.asarray(x[:, cols], dtype=np.float64)).max(axis=0)
+    return np.where(top > 0, top, 1.0)
+
+
 def _dense_mean(x: np.ndarray) -> np.ndarray:
-    """Column means, accumulated in float64 (a float32 view is not copied to do so)."""
-    return x.mean(axis=0, dtype=np.float64) if x.dtype != np.float64 else x.mean(axis=0)
+    """Column means, accumulated in float64 (a float32 view is not copied to do so); a
+    column whose sum overflows is averaged divided by its largest magnitude."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = x.mean(axis=0, dtype=np.float64) if x.dtype != np.float64 else x.mean(axis=0)
+    bad = np.flatnonzero(~np.isfinite(mean))
+    if bad.size:
+        top = _column_top(x, bad)
+        mean[bad] = (np.asarray(x[:, bad], dtype=np.float64) / top).mean(axis=0) * top
+    return mean
 
 
 def _dense_std(x: np.ndarray, ddof: int = 1) -> np.ndarray:
-    """Column standard deviations by row blocks (numpy's two-pass formula, float64)."""
+    """Column standard deviations by row blocks (numpy's two-pass formula, float64); a column
+    whose squares overflow is measured divided by its largest magnitude."""
     n = x.shape[0]
     if n <= ddof:
         return np.zeros(x.shape[1])
     mean = _dense_mean(x)
     ss = np.zeros(x.shape[1])
-    for rows in _row_blocks(x):
-        dev = x[rows] - mean
-        dev *= dev
-        ss += dev.sum(axis=0)
-    return np.sqrt(ss / (n - ddof))
+    with np.errstate(over="ignore", invalid="ignore"):
+        for rows in _row_blocks(x):
+            dev = x[rows] - mean
+            dev *= dev
+            ss += dev.sum(axis=0)
+    std = np.sqrt(ss / (n - ddof))
+    bad = np.flatnonzero(~np.isfinite(std))
+    if bad.size:
+        top = _column_top(x, bad)
+        part = np.asarray(x[:, bad], dtype=np.float64) / top
+        std[bad] = part.std(axis=0, ddof=ddof) * top
+    return std
+
+
+def _sparse_std(x: sp.spmatrix) -> np.ndarray:
+    n = x.shape[0]
+    mean = np.asarray(x.mean(axis=0)).ravel()
+    sq = np.asarray(x.multiply(x).mean(axis=0)).ravel()
+    var = np.maximum(sq - mean**2, 0.0) * n / max(n - 1, 1)
+    return np.sqrt(var)
 
 
 def _column_std(x: View) -> np.ndarray:
-    n = x.shape[0]
-    if sp.issparse(x):
-        mean = np.asarray(x.mean(axis=0)).ravel()
-        sq = np.asarray(x.multiply(x).mean(axis=0)).ravel()
-        var = np.maximum(sq - mean**2, 0.0) * n / max(n - 1, 1)
-        return np.sqrt(var)
-    return _dense_std(x, ddof=1)
+    if not sp.issparse(x):
+        return _dense_std(x, ddof=1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        std = _sparse_std(x)
+    bad = np.flatnonzero(~np.isfinite(std))
+    if bad.size:  # squares that overflow: each such column measured divided by its top
+        part = sp.csc_matrix(x)[:, bad]
+        top = np.asarray(abs(part).max(axis=0).todense()).ravel()
+        top = np.where(top > 0, top, 1.0)
+        std[bad] = _sparse_std(sp.csr_matrix(part @ sp.diags(1.0 / top))) * top
+    return std
 
 
 def _inverse(scale: np.ndarray) -> np.ndarray:
@@ -274,6 +331,9 @@ class ViewTransform:
     idf: np.ndarray | None = None
     top: float | None = None
     fitted_on: int = 0
+    #: the view is multiplied by this power of 2 before the transform (1: not scaled): values
+    #: too large for float64 arithmetic
+    unit: float = 1.0
 
     @property
     def label(self) -> str:
@@ -287,6 +347,8 @@ class ViewTransform:
         if keep is not None and not np.all(keep):
             rows = np.flatnonzero(keep)
             return _place_rows(self.apply(x[rows]), rows, x.shape[0])
+        if self.unit != 1.0:
+            x = sp.csr_matrix(x * self.unit) if sp.issparse(x) else np.asarray(x) * self.unit
         kind = self.kind
         if kind == "none":
             return x
@@ -309,6 +371,8 @@ class ViewTransform:
         if self.top is not None:
             out["top"] = np.float64(self.top)
         out["fitted_on"] = np.int64(self.fitted_on)
+        if self.unit != 1.0:
+            out["unit"] = np.float64(self.unit)
         return out
 
     @classmethod
@@ -325,6 +389,7 @@ class ViewTransform:
             arrays.get("idf"),
             None if "top" not in arrays else float(arrays["top"]),
             int(arrays.get("fitted_on", 0)),
+            float(arrays.get("unit", 1.0)),
         )
 
 
@@ -396,8 +461,52 @@ def fit_view(x: View, method: str, auto_rule: str = "general") -> ViewTransform:
     if method not in PREPROCESSORS:
         raise DataError(f"unknown preprocessing {method!r}; choose from {PREPROCESSORS}")
     if method == "auto":
-        return replace(_fit_kind(x, choose_auto(x, auto_rule)), auto=True)
-    return _fit_kind(x, method)
+        return replace(_fit_checked(x, choose_auto(x, auto_rule)), auto=True)
+    return _fit_checked(x, method)
+
+
+def _largest(x: View) -> float:
+    data = x.data if sp.issparse(x) else x
+    if data.size == 0:
+        return 0.0
+    return float(max(abs(float(data.max())), abs(float(data.min()))))
+
+
+def _finite_fit(t: ViewTransform) -> bool:
+    parts = [t.shift, t.scale, t.idf, None if t.top is None else np.asarray(t.top)]
+    return all(p is None or bool(np.all(np.isfinite(p))) for p in parts)
+
+
+def _fit_checked(x: View, kind: str) -> ViewTransform:
+    """:func:`_fit_kind`, with values too large for float64 arithmetic said (in the label)
+    and handled: column statistics and row norms are computed rescaled where they overflow,
+    and a transform whose statistics still do (``minmax`` over a range beyond 1.8e308) is
+    fitted on the view scaled by a power of 2; ``none`` refuses such a view (every method
+    squares the values)."""
+    top = _largest(x)
+    dtype = np.dtype(x.dtype)
+    huge = top > HUGE.get(dtype, HUGE[np.dtype(np.float64)])
+    if kind == "none":
+        if huge:
+            raise DataError(
+                f"values up to {top:.3g}: too large to compute with (their squares overflow "
+                f"{dtype.name}); rescale the view, or preprocess it (zscore, l2, minmax or "
+                "maxscale scale it down)"
+            )
+        return _fit_kind(x, kind)
+    overflowed: list[str] = []
+    with np.errstate(over="call", invalid="call", call=lambda e, f: overflowed.append(e)):
+        t = _fit_kind(x, kind)
+    note = f"values up to {top:.3g}, too large to square in {dtype.name}: computed rescaled"
+    if (overflowed or not _finite_fit(t)) and top > 0:
+        unit = 2.0 ** -int(np.ceil(np.log2(top)))
+        with np.errstate(over="ignore", invalid="ignore"):
+            scaled = sp.csr_matrix(x * unit) if sp.issparse(x) else np.asarray(x) * unit
+            t = replace(_fit_kind(scaled, kind), unit=unit)
+        note += f" (the view scaled by 2^{int(np.log2(unit))})"
+    elif not huge:
+        return t
+    return replace(t, note=f"{t.note}; {note}" if t.note else note)
 
 
 def preprocess_view(x: View, method: str, auto_rule: str = "general") -> tuple[View, str]:
@@ -433,7 +542,12 @@ def transform_views(
     fitted: list[ViewTransform] = []
     for v, (x, method) in enumerate(zip(views, methods, strict=True)):
         keep = None if observed is None else np.asarray(observed[:, v], dtype=bool)
-        t = fit_view(x if keep is None else x[np.flatnonzero(keep)], method, auto_rule)
+        try:
+            t = fit_view(x if keep is None else x[np.flatnonzero(keep)], method, auto_rule)
+        except DataError as exc:
+            if str(exc).startswith("values up to"):
+                raise DataError(f"view {v + 1}: {exc}") from exc
+            raise
         out.append(t.apply(x, keep))
         fitted.append(t)
     return out, fitted

@@ -34,7 +34,7 @@ import numpy as np
 
 from core.data.blocks import HDF5Source, RowBlockSource
 from core.data.csc import CscSource
-from core.data.dataset import DataError, MultiViewDataset
+from core.data.dataset import DataError, MultiViewDataset, error_text
 from core.data.io.assemble import natural_key
 from core.data.sources import CsrSource, NpzMemberSource
 
@@ -160,9 +160,7 @@ def open_streamed(path: str | os.PathLike[str], name: str | None = None) -> Mult
         msg = str(exc)
         raise DataError(msg if msg.startswith(p.name) else f"{p.name}: {msg}") from exc
     except (OSError, KeyError, ValueError) as exc:
-        raise DataError(
-            f"{p.name}: cannot read in row blocks ({type(exc).__name__}: {exc})"
-        ) from exc
+        raise DataError(f"{p.name}: cannot read in row blocks ({error_text(exc)})") from exc
     hint = {
         "mat5": "MATLAB v5/v7 files are compressed: save with -v7.3 (HDF5)",
         "mat4": "MATLAB v4 files cannot be read by rows: save with -v7.3 (HDF5)",
@@ -234,6 +232,12 @@ def _open_mat73(p: Path, name: str | None) -> MultiViewDataset:
             if shape is None:
                 raise DataError(f"{where} is not a numeric matrix (or a sparse one)")
             shapes.append(shape)
+        notes = _label_views(f, names, wheres, shapes, labels, label_key)
+        if notes:  # a view list pointing at the labels: those views are left out
+            keep = [i for i, w in enumerate(wheres) if not any(f"({w!r})" in t for t in notes)]
+            if not keep:
+                raise DataError(f"{notes[0]}; no other view is left to cluster")
+            names, wheres, shapes = ([a[i] for i in keep] for a in (names, wheres, shapes))
         sparse = [isinstance(f[nm], h5py.Group) for nm in names]
     n = labels.size if labels is not None else _common_n(shapes)
     views = []
@@ -251,8 +255,33 @@ def _open_mat73(p: Path, name: str | None) -> MultiViewDataset:
             src = CsrSource(p, nm, (n, shape[1]), parts=("data", "ir", "jc"))
         src.label = f"{p.name}:{where}"
         views.append(src)
-    ds = _dataset(views, labels, name or p.stem, str(p), label_where=label_key or "")
+    ds = _dataset(
+        views, labels, name or p.stem, str(p), label_where=label_key or "", warnings=notes
+    )
     return _with_indicator(p, ds, {*names, label_key})
+
+
+def _label_views(f, names, wheres, shapes, labels, label_key) -> list[str]:
+    """Notes for the views that are the label variable, or one column that repeats the labels
+    (a relabelling): the answer given as a view (``core.data.dataset.label_leaks``)."""
+    from core.data.dataset import encode_labels, label_leaks, leak_message
+
+    if labels is None or label_key is None:
+        return []
+    target = f[label_key].name
+    codes = encode_labels(labels)[0]
+    out = []
+    for k, (nm, shape) in enumerate(zip(names, shapes, strict=True)):
+        same = f[nm].name == target
+        if not same and len(shape) == 2 and 1 in shape and labels.size in shape:
+            column = np.asarray(f[nm][()], dtype=np.float64).reshape(-1, 1)
+            leaks = label_leaks([column], codes, labels)
+            same = bool(leaks)
+        if same:
+            how = [(k, "equals {labels}" if f[nm].name == target else leaks[0][1])]
+            text = leak_message(how, wheres, f"the reference labels ({label_key!r})")
+            out.append(f"left out: {text}")
+    return out
 
 
 def _with_indicator(p: Path, ds: MultiViewDataset, used: set) -> MultiViewDataset:
@@ -300,13 +329,15 @@ def _common_n(shapes: list[tuple[int, ...]]) -> int:
 def _open_anndata(p: Path, fmt: str, name: str | None) -> MultiViewDataset:
     import h5py
 
-    from core.data.io.anndata import _kind, read_obs
+    from core.data.io.anndata import _kind, modalities, read_obs
 
-    ids, metadata = read_obs(p)
+    notes: list[str] = []
+    ids, metadata = read_obs(p, notes)
     views, view_names = [], []
     with h5py.File(p, "r") as f:
         if fmt == "h5mu":
-            groups = [(m, f"mod/{m}/X") for m in f["mod"] if "X" in f["mod"][m]]
+            mods = modalities(f, p.name, notes)
+            groups = [(m, f"mod/{m}/X") for m in mods if "X" in f["mod"][m]]
             _same_order(f, [m for m, _ in groups], ids)
         else:
             groups = [(p.stem, "X")]
@@ -331,7 +362,7 @@ def _open_anndata(p: Path, fmt: str, name: str | None) -> MultiViewDataset:
     ]  # fmt: skip
     return MultiViewDataset(
         views=sources, name=name or p.stem, source=str(p), view_names=view_names,
-        sample_ids=ids, metadata=metadata, meta={"streamed": True},
+        sample_ids=ids, metadata=metadata, meta={"streamed": True}, warnings=notes,
     )  # fmt: skip
 
 

@@ -330,19 +330,48 @@ def load_session(path: str | os.PathLike[str]) -> SessionState:
     """Read and check a session file. Raises SessionFileError naming the file."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        raw = p.read_bytes()
     except OSError as exc:
         raise SessionFileError(f"cannot read the session file {p}: {exc.strerror or exc}") from None
     try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SessionFileError(_not_text(p, raw, exc)) from None
+    try:
         record = json.loads(text)
     except json.JSONDecodeError as exc:
+        head = text.lstrip()[:1]
+        what = "" if head in ("{", "[") else " (an MVC Studio session file is JSON text)"
         raise SessionFileError(
-            f"{p.name} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+            f"{p.name} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}){what}"
         ) from None
     try:
         return parse_session(record)
     except SessionFileError as exc:
         raise SessionFileError(f"{p.name}: {exc}") from None
+
+
+#: what the first bytes of a file say it is, for the message on a file that is not text
+_MAGIC = (
+    (b"\x1f\x8b", "a gzip-compressed file (.gz): decompress it first"),
+    (b"BZh", "a bzip2-compressed file (.bz2): decompress it first"),
+    (b"\xfd7zXZ\x00", "an xz-compressed file (.xz): decompress it first"),
+    (b"\x28\xb5\x2f\xfd", "a zstd-compressed file (.zst): decompress it first"),
+    (b"PK\x03\x04", "a zip archive (or an .npz): extract the session file from it"),
+    (b"\x89HDF", "an HDF5 file (data, e.g. MATLAB v7.3 or .h5ad): open it as data"),
+    (b"MATLAB", "a MATLAB .mat file (data): open it as data"),
+)
+
+
+def _not_text(p: Path, raw: bytes, exc: UnicodeDecodeError) -> str:
+    """Why ``p`` cannot be a session file: what it looks like (compressed, data), never the
+    codec's words alone."""
+    what = next((w for magic, w in _MAGIC if raw.startswith(magic)), None)
+    if what is None and raw[:1] in (b"\x78",) and raw[1:2] in (b"\x01", b"\x5e", b"\x9c", b"\xda"):
+        what = "zlib-compressed data: decompress it first"
+    if what is None:
+        what = f"binary, not text (byte 0x{raw[exc.start]:02x} at offset {exc.start} is not UTF-8)"
+    return f"{p.name} is not an MVC Studio session file (JSON text): it is {what}"
 
 
 def resolve_data_path(source: DataSource, session_path: str | os.PathLike[str]) -> Path:

@@ -187,7 +187,12 @@ class SessionIO(QObject):
     def open(self, path: str) -> TaskWorker:
         """Read and check the file in a worker, then load its data (another worker)."""
         self.win.stage_label.setText(f"Opening session {Path(path).name}...")
-        return self._start(_read, path, done=lambda res: self._on_read(path, *res))
+        return self._start(
+            _read,
+            path,
+            done=lambda res: self._on_read(path, *res),
+            failed=lambda msg, det="": self._fail(msg, det, path),
+        )
 
     def _start(self, fn, *args, done, failed=None) -> TaskWorker:
         worker = TaskWorker(fn, *args, parent=self)
@@ -197,10 +202,14 @@ class SessionIO(QObject):
         worker.start()
         return worker
 
-    def _fail(self, message: str, details: str = "") -> None:
+    def _fail(self, message: str, details: str = "", path: str = "") -> None:
         keep = " The current data and runs stay as they were." if self.win.session else ""
+        name = Path(path).name if path else ""
+        # the message names the file: the reader's words alone ("'utf-8' codec can't
+        # decode byte 0x9c") said neither which file nor that it is no session file
+        which = f" {name}" if name and not message.startswith(name) else ""
         self.win.messages.show_message(
-            "error", f"Could not open the session: {message}.{keep}", details
+            "error", f"Could not open the session{which}: {message}.{keep}", details
         )
         self.win.stage_label.setText("Ready.")
         self.failed.emit(message)

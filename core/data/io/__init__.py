@@ -28,9 +28,9 @@ import logging
 import os
 from pathlib import Path
 
-from core.data.dataset import DataError, MultiViewDataset
+from core.data.dataset import DataError, MultiViewDataset, error_text, printable
 from core.data.io.aligned import SPEC_FORMAT, DataSpec, ViewSource, load_spec
-from core.data.io.csv import read_csv_file, read_csv_folder
+from core.data.io.csv import read_csv_file, read_csv_folder, sniff_encoding
 from core.data.io.matlab import DAMAGED_KEY, Progress, is_hdf5, read_mat
 from core.data.io.npz import read_npz, save_npz
 from core.data.io.variables import build_dataset
@@ -92,15 +92,8 @@ def detect_format(path: str | os.PathLike[str]) -> str:
 
 
 def _is_text(head: bytes) -> bool:
-    if b"\x00" in head:
-        return False
-    for cut in range(4):  # the sample may end inside a multi-byte character
-        try:
-            head[: len(head) - cut].decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-        return True
-    return False
+    """Text in UTF-8 (with or without a byte order mark), UTF-16/32 or an 8-bit code page."""
+    return sniff_encoding(head) is not None
 
 
 def _build_checked(
@@ -122,14 +115,17 @@ def _build_checked(
     return dataset
 
 
-def anndata_spec(path: Path, fmt: str, name: str | None = None) -> DataSpec:
-    """The default views of an .h5ad (X) or .h5mu (each modality's X), obs as metadata."""
+def anndata_spec(
+    path: Path, fmt: str, name: str | None = None, notes: list[str] | None = None
+) -> DataSpec:
+    """The default views of an .h5ad (X) or .h5mu (each modality's X), obs as metadata;
+    ``notes`` gets what is wrong with a MuData file's modality order."""
     if fmt == "h5ad":
         views = [ViewSource(path.stem, str(path), "X")]
     else:
         from core.data.io.anndata import matrix_keys
 
-        keys = matrix_keys(path)
+        keys = matrix_keys(path, notes)
         mods = [k.split("/")[0] for k in keys if k.endswith("/X") and k.count("/") == 1]
         if not mods:
             raise DataError("no modality with an X matrix under mod/")
@@ -184,8 +180,7 @@ def load_dataset(
         raise
     except Exception as exc:  # e.g. h5py on a damaged HDF5 file (found by fuzz_loaders)
         raise DataError(
-            f"{p.name}: the file is damaged: its structure cannot be read "
-            f"({type(exc).__name__}: {exc})"
+            f"{p.name}: the file is damaged: its structure cannot be read ({error_text(exc)})"
         ) from exc
     notes: list[str] = []
     if progress is not None:
@@ -197,7 +192,8 @@ def load_dataset(
         elif fmt == "csv":
             dataset = read_csv_file(p, name=name, source=source, notes=notes)
         elif fmt in ("h5ad", "h5mu"):
-            dataset = load_spec(anndata_spec(p, fmt, name), source=source)
+            dataset = load_spec(anndata_spec(p, fmt, name, notes), source=source)
+            dataset.warnings[:0] = notes  # the modality order's problems first
         elif fmt == "tables":
             spec = DataSpec.from_dict(json.loads(p.read_text(encoding="utf-8")))
             dataset = load_spec(_relative_to(spec, p.parent), source=source)
@@ -207,16 +203,14 @@ def load_dataset(
             variables = read_mat(p, notes, progress)
             dataset = _build_checked(variables, name=name or p.stem, source=source, notes=notes)
     except DataError as exc:
-        message = str(exc)
+        message = printable(str(exc))  # no raw bytes, no page-long message
         if not message.startswith(p.name):
             message = f"{p.name}: {message}"
         raise DataError(message) from exc
     except MemoryError as exc:
         raise DataError(f"{p.name}: not enough memory to load this file") from exc
     except Exception as exc:  # any reader failure becomes a DataError naming the file
-        raise DataError(
-            f"{p.name}: cannot read the file as {fmt} ({type(exc).__name__}: {exc})"
-        ) from exc
+        raise DataError(f"{p.name}: cannot read the file as {fmt} ({error_text(exc)})") from exc
     log.info(
         "loaded %s (%s): n=%d, dims=%s, %d warning(s)",
         p.name,

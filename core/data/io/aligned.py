@@ -24,7 +24,14 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from core.data.dataset import DataError, MultiViewDataset
+from core.data.dataset import (
+    NO_LABELS_NOTE,
+    DataError,
+    MultiViewDataset,
+    detail,
+    label_leaks,
+    leak_message,
+)
 from core.data.io.missing import apply_missing, parse_missing
 from core.data.io.tables import Table, read_table
 
@@ -79,7 +86,9 @@ class DataSpec:
             fields = {k: obj[k] for k in cls.__dataclass_fields__ if k in obj and k != "views"}
             return cls(views=views, **fields)
         except (KeyError, TypeError) as exc:
-            raise DataError(f"table data description: bad or missing entry ({exc})") from exc
+            raise DataError(
+                f"table data description: bad or missing entry ({detail(exc)})"
+            ) from exc
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=1)
@@ -93,6 +102,7 @@ class _Read:
     text: dict[str, np.ndarray] = field(default_factory=dict)
     numeric: dict[str, np.ndarray] = field(default_factory=dict)
     names: list[str] | None = None  # feature names (a header, var_names), when the file has them
+    notes: list[str] = field(default_factory=list)  # how the file was read (its encoding)
 
 
 def read_view_source(src: ViewSource, id_column: str | None) -> _Read:
@@ -112,7 +122,7 @@ def read_view_source(src: ViewSource, id_column: str | None) -> _Read:
     if table.values.shape[1] == 0:
         raise DataError(f"{p.name}: no numeric feature columns (view {src.name!r})")
     names = list(table.columns) if table.header else None
-    return _Read(table.ids, table.values, p.name, text=table.text, names=names)
+    return _Read(table.ids, table.values, p.name, text=table.text, names=names, notes=table.notes)
 
 
 def _check_finite(
@@ -191,7 +201,7 @@ def load_spec(
     for i, v in enumerate(spec.views):
         say(i / (len(spec.views) + 1), f"{Path(v.path).name} (view {v.name!r})")
         reads.append(read_view_source(v, spec.id_column))
-    notes: list[str] = []
+    notes: list[str] = [note for r in reads for note in r.notes]
     order = _align_order(reads, spec, notes)
     n = order.size
     views, observed, drop = [], [], np.zeros(n, dtype=bool)
@@ -234,7 +244,7 @@ def load_spec(
         views = [v[first] for v in views]
         mask, order, drop = mask[first], order[first], drop[first]
         metadata = {k: v[first] for k, v in metadata.items()}
-    labels, class_names, label_note = _labels(spec.label_column, metadata, order, spec.meta)
+    labels, class_names, label_note = _labels(spec.label_column, metadata, order, spec.meta, notes)
     keep = ~drop
     if drop.any():
         views = [v[keep] for v in views]
@@ -254,11 +264,11 @@ def load_spec(
         ]
         if cats:
             notes.append(
-                "no reference labels chosen; categorical metadata columns that can be: "
+                f"{NO_LABELS_NOTE}; categorical metadata columns that can be: "
                 + ", ".join(repr(c) for c in cats[:8])
                 + " (app: Reference labels; command line: --label-column NAME)"
             )
-    return MultiViewDataset(
+    ds = MultiViewDataset(
         views=views,
         labels=labels,
         view_names=names,
@@ -276,6 +286,14 @@ def load_spec(
         metadata=metadata,
         observed=None if mask.all() else mask,
     )
+    leaks = label_leaks(ds.views, ds.labels, metadata.get(spec.label_column or ""), ds.observed)
+    if not leaks:
+        return ds
+    text = leak_message(leaks, names, f"the reference labels (column {spec.label_column!r})")
+    if len(leaks) == len(names):
+        raise DataError(f"{text}; no other view is left to cluster")
+    gone = {k for k, _ in leaks}
+    return ds.keep_views([k for k in range(len(names)) if k not in gone], note=f"left out: {text}")
 
 
 def _feature_names(reads: list[_Read]) -> dict[str, list[list[str]]]:
@@ -341,11 +359,12 @@ def _read_meta(
     if path.suffix.lower() in (".h5ad", ".h5mu"):
         from core.data.io.anndata import read_obs
 
-        ids, columns = read_obs(path)
+        ids, columns = read_obs(path, notes)
         table = Table(path, ids, [], np.empty((ids.size, 0)), text={})
         numeric = columns
     else:
         table = read_table(path, id_column=id_column, expect=[label_column or ""])
+        notes.extend(table.notes)
         numeric = dict(zip(table.columns, table.values.T, strict=True))
     if table.ids is None:
         raise DataError(f"{path.name}: no id column found: give --id-column NAME")
@@ -372,14 +391,21 @@ def _read_meta(
 
 
 def _labels(
-    column: str | None, metadata: dict[str, np.ndarray], order: np.ndarray, meta: str | None
+    column: str | None,
+    metadata: dict[str, np.ndarray],
+    order: np.ndarray,
+    meta: str | None,
+    notes: list[str] = (),
 ) -> tuple[np.ndarray | None, list[str], str | None]:
     if column is None:
         return None, [], None
     if column not in metadata:
         have = ", ".join(repr(k) for k in metadata) or "none"
         where = f" in {Path(meta).name}" if meta else " (no metadata table: --meta PATH)"
-        raise DataError(f"--label-column: no column {column!r}{where} (metadata columns: {have})")
+        why = next((f" ({n})" for n in notes if f"column {column!r}" in n), "")
+        raise DataError(
+            f"--label-column: no column {column!r}{where}{why} (metadata columns: {have})"
+        )
     values = metadata[column]
     missing = (values == "") if values.dtype.kind in "US" else np.isnan(values)
     if missing.any():

@@ -22,9 +22,9 @@ import h5py
 import numpy as np
 import scipy.sparse as sp
 
-from core.data.dataset import DataError
+from core.data.dataset import DataError, detail
 
-__all__ = ["is_anndata", "matrix_keys", "read_matrix", "read_obs"]
+__all__ = ["is_anndata", "matrix_keys", "modalities", "read_matrix", "read_obs"]
 
 
 def _kind(node: h5py.HLObject) -> str:
@@ -68,7 +68,7 @@ def _matrix(node: h5py.HLObject, where: str) -> np.ndarray | sp.csr_matrix:
         mat = cls(parts, shape=shape)
         mat.check_format(full_check=True)
     except (ValueError, IndexError) as exc:
-        raise DataError(f"{where} is a damaged sparse matrix ({exc})") from exc
+        raise DataError(f"{where} is a damaged sparse matrix ({detail(exc)})") from exc
     return mat.tocsr()
 
 
@@ -85,7 +85,7 @@ def _open(path: Path) -> h5py.File:
     try:
         return h5py.File(path, "r")
     except OSError as exc:
-        raise DataError(f"{path.name}: cannot open as HDF5 ({exc})") from exc
+        raise DataError(f"{path.name}: cannot open as HDF5 ({detail(exc)})") from exc
 
 
 def _anndata_group(f: h5py.File, key: str | None) -> tuple[h5py.Group, str]:
@@ -128,14 +128,48 @@ def read_var_names(path: Path, key: str | None) -> list[str] | None:
         return _strings(var[index]).tolist() if index in var else None
 
 
-def matrix_keys(path: Path) -> list[str]:
-    """Every matrix that can be a view (``X``, ``layers/...``, ``obsm/...``; per modality)."""
+def _text(value: object) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+def modalities(f: h5py.File, where: str = "", notes: list[str] | None = None) -> list[str]:
+    """The modalities of a MuData file in its order (``mod/``'s ``mod-order`` attribute).
+
+    An order that names a modality the file does not have, leaves one out or lists one twice
+    does not decide what is read: every stored modality is read, in the listed order first,
+    and ``notes`` gets a sentence saying so (never a modality silently dropped or invented)."""
+    present = list(f["mod"].keys())
+    order = f["mod"].attrs.get("mod-order")
+    if order is None:
+        return present
+    listed = [_text(m) for m in np.ravel(order)]
+    out = list(dict.fromkeys(m for m in listed if m in present))
+    extra = [m for m in present if m not in out]
+    absent = [m for m in listed if m not in present]
+    twice = sorted({m for m in listed if listed.count(m) > 1})
+    if (absent or extra or twice) and notes is not None:
+        problems = []
+        if absent:
+            problems.append("names " + ", ".join(repr(m) for m in absent) + " (not in the file)")
+        if extra:
+            problems.append("leaves out " + ", ".join(repr(m) for m in extra))
+        if twice:
+            problems.append("lists " + ", ".join(repr(m) for m in twice) + " twice")
+        lead = f"{where}: " if where else ""
+        notes.append(
+            f"{lead}the modality order (mod-order) {'; '.join(problems)}: read the "
+            f"{len(present)} stored modalities {', '.join(repr(m) for m in out + extra)}"
+        )
+    return out + extra
+
+
+def matrix_keys(path: Path, notes: list[str] | None = None) -> list[str]:
+    """Every matrix that can be a view (``X``, ``layers/...``, ``obsm/...``; per modality);
+    ``notes`` gets what is wrong with the modality order (:func:`modalities`)."""
     keys = []
     with _open(path) as f:
         if "mod" in f:
-            order = f["mod"].attrs.get("mod-order", list(f["mod"].keys()))
-            mods = [m.decode() if isinstance(m, bytes) else str(m) for m in order]
-            groups = [(f"{m}/", f["mod"][m]) for m in mods if m in f["mod"]]
+            groups = [(f"{m}/", f["mod"][m]) for m in modalities(f, path.name, notes)]
         else:
             groups = [("", f)]
         for prefix, g in groups:
@@ -147,29 +181,56 @@ def matrix_keys(path: Path) -> list[str]:
     return keys
 
 
-def read_obs(path: Path) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def read_obs(
+    path: Path, notes: list[str] | None = None
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """The ids and columns of the (global) obs table: numbers as float, the rest as text
-    (categorical columns decoded from codes + categories; missing codes become "")."""
+    (categorical columns decoded from codes + categories; missing codes become "").
+
+    A column whose length is not the number of obs names, or whose category codes point past
+    its categories, is damaged: it is left out, and ``notes`` says so (never cut to fit)."""
+    notes = notes if notes is not None else []
     with _open(path) as f:
         obs = f["obs"]
         ids = _obs_ids(f, path.name)
         index = obs.attrs.get("_index", "_index")
-        order = [c.decode() if isinstance(c, bytes) else str(c)
-                 for c in obs.attrs.get("column-order", list(obs.keys()))]  # fmt: skip
+        order = [_text(c) for c in np.ravel(obs.attrs.get("column-order", list(obs.keys())))]
         columns: dict[str, np.ndarray] = {}
         for name in order:
             if name == index or name not in obs:
                 continue
             node = obs[name]
             if isinstance(node, h5py.Group) and _kind(node) == "categorical":
-                codes = node["codes"][()].astype(np.int64)
+                codes = node["codes"][()].astype(np.int64).ravel()
                 cats = np.append(_strings(node["categories"]), "")
-                columns[name] = cats[np.where(codes < 0, cats.size - 1, codes)]
+                if codes.size and (codes.max() >= cats.size - 1 or codes.min() < -1):
+                    notes.append(
+                        f"{path.name}: obs column {name!r} is damaged (a category code of "
+                        f"{int(codes.max())} for {cats.size - 1} categories): left out"
+                    )
+                    continue
+                value = cats[np.where(codes < 0, cats.size - 1, codes)]
             elif isinstance(node, h5py.Group) and "values" in node and "mask" in node:
-                values = node["values"][()].astype(np.float64)  # nullable integer / boolean
-                columns[name] = np.where(node["mask"][()].astype(bool), np.nan, values)
+                values = node["values"][()].astype(np.float64).ravel()  # nullable int / bool
+                mask = node["mask"][()].astype(bool).ravel()
+                if mask.size != values.size:
+                    notes.append(
+                        f"{path.name}: obs column {name!r} is damaged ({values.size} values, "
+                        f"{mask.size} mask entries): left out"
+                    )
+                    continue
+                value = np.where(mask, np.nan, values)
             elif isinstance(node, h5py.Dataset) and node.dtype.kind in "iufb":
-                columns[name] = node[()].astype(np.float64)
+                value = node[()].astype(np.float64).ravel()
             elif isinstance(node, h5py.Dataset):
-                columns[name] = _strings(node)
+                value = _strings(node).ravel()
+            else:
+                continue
+            if value.shape[0] != ids.size:
+                notes.append(
+                    f"{path.name}: obs column {name!r} has {value.shape[0]} values for "
+                    f"{ids.size} obs names: left out (a column must have one value per cell)"
+                )
+                continue
+            columns[name] = value
     return ids, columns

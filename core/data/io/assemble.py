@@ -16,7 +16,14 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from core.data.dataset import DataError, MultiViewDataset, encode_labels
+from core.data.dataset import (
+    DataError,
+    MultiViewDataset,
+    detail,
+    encode_labels,
+    label_leaks,
+    leak_message,
+)
 
 __all__ = [
     "RawView",
@@ -58,7 +65,7 @@ def checked_sparse(mat: sp.spmatrix, where: str) -> sp.spmatrix:
     try:
         mat.check_format(full_check=True)
     except (ValueError, IndexError, TypeError) as exc:
-        raise DataError(f"'{where}' is a damaged sparse matrix ({exc})") from exc
+        raise DataError(f"'{where}' is a damaged sparse matrix ({detail(exc)})") from exc
     return mat
 
 
@@ -365,6 +372,17 @@ def assemble_dataset(
             codes, classes, label_variable = None, [], None
         elif class_names is not None:
             classes = _match_class_names(labels, classes, list(class_names), notes)
+    leaks = label_leaks(out, codes, labels)
+    if leaks:  # a view list that points at the labels, X = {view, Y}: the answer as a view
+        wheres = [raw.where for raw in views]
+        text = leak_message(leaks, wheres, f"the reference labels ({label_variable})")
+        if len(leaks) == len(out):
+            raise DataError(f"{text}; no other view is left to cluster")
+        notes.append(f"left out: {text}")
+        gone = {i for i, _ in leaks}
+        out = [x for i, x in enumerate(out) if i not in gone]
+        names = [x for i, x in enumerate(names) if i not in gone]
+        dtypes = [x for i, x in enumerate(dtypes) if i not in gone]
     return MultiViewDataset(
         views=out,
         labels=codes,

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.data.dataset import detail
+
 __all__ = ["MI_COMPRESSED", "MI_MATRIX", "Mat5Error", "check_matrix", "element_payload"]
 
 MI_MATRIX, MI_COMPRESSED = 14, 15
@@ -54,7 +56,7 @@ def element_payload(tag_type: int, payload: bytes) -> tuple[int, bytes]:
     try:
         inner = zlib.decompress(payload)
     except zlib.error as exc:
-        raise Mat5Error(f"compressed data is damaged ({exc})") from exc
+        raise Mat5Error(f"compressed data is damaged ({detail(exc)})") from exc
     if len(inner) < 8:
         raise Mat5Error("compressed element holds no data element")
     kind, nbytes = struct.unpack("<II", inner[:8])

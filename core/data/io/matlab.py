@@ -26,7 +26,7 @@ import numpy as np
 import scipy.io as sio
 import scipy.sparse as sp
 
-from core.data.dataset import DataError
+from core.data.dataset import DataError, detail, error_text
 from core.data.io.assemble import checked_sparse
 from core.data.io.mat5_check import (
     MI_COMPRESSED,
@@ -102,8 +102,7 @@ def read_mat5(path: Path, notes: list[str], progress: Progress | None = None) ->
                 raw = sio.loadmat(path, **_LOADMAT_OPTIONS)
         except Exception as exc:  # scipy raises many types on files it cannot read
             raise DataError(
-                f"not a MATLAB file: no v5/v7.3 header and not readable as v4 "
-                f"({type(exc).__name__}: {exc})"
+                f"not a MATLAB file: no v5/v7.3 header and not readable as v4 ({error_text(exc)})"
             ) from exc
         notes.extend(f"MATLAB reader: {w.message}" for w in caught)
     else:
@@ -196,7 +195,7 @@ def _read_element(
             warnings.simplefilter("always")
             part = sio.loadmat(io.BytesIO(header + tag + body), **_LOADMAT_OPTIONS)
     except Exception as exc:  # checked, yet scipy refuses it: report, keep going
-        return f"damaged content: {type(exc).__name__}: {exc}"
+        return f"damaged content: {error_text(exc)}"
     notes.extend(f"MATLAB reader: {w.message}" for w in caught)
     out.update({k: v for k, v in part.items() if not k.startswith("__")})
     return ""
@@ -287,13 +286,13 @@ def read_mat73(path: Path, notes: list[str], progress: Progress | None = None) -
     try:
         h5file = h5py.File(path, "r")
     except damaged as exc:
-        raise DataError(f"cannot open the HDF5 (MATLAB v7.3) file: {exc}") from exc
+        raise DataError(f"cannot open the HDF5 (MATLAB v7.3) file: {detail(exc)}") from exc
     out: dict[str, object] = {}
     with h5file:
         try:
             keys = list(h5file)
         except damaged as exc:
-            raise DataError(f"the HDF5 (MATLAB v7.3) file is damaged: {exc}") from exc
+            raise DataError(f"the HDF5 (MATLAB v7.3) file is damaged: {detail(exc)}") from exc
         for k, key in enumerate(keys):
             if key.startswith("#"):
                 continue
@@ -304,7 +303,5 @@ def read_mat73(path: Path, notes: list[str], progress: Progress | None = None) -
             except DataError:
                 raise
             except Exception as exc:  # damaged dataset
-                notes.append(
-                    f"variable '{key}' could not be read ({type(exc).__name__}: {exc}); skipped"
-                )
+                notes.append(f"variable '{key}' could not be read ({error_text(exc)}); skipped")
     return out

@@ -24,7 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from core.data.atomic import open_atomic
-from core.data.dataset import DataError, MultiViewDataset
+from core.data.dataset import DataError, MultiViewDataset, detail, error_text
 from core.data.io.assemble import RawView, as_strings, assemble_dataset, parse_labels
 from core.data.io.variables import LABEL_NAMES, build_dataset
 
@@ -46,9 +46,9 @@ def _load_arrays(path: Path) -> dict[str, np.ndarray]:
                 "the archive holds Python objects (pickled arrays), which are not "
                 "loaded for safety: store numbers and strings only"
             ) from exc
-        raise DataError(f"cannot read the .npz archive: {exc}") from exc
+        raise DataError(f"cannot read the .npz archive: {detail(exc)}") from exc
     except (OSError, EOFError, zipfile.BadZipFile, zlib.error, KeyError) as exc:
-        raise DataError(f"damaged or truncated .npz archive ({type(exc).__name__}: {exc})") from exc
+        raise DataError(f"damaged or truncated .npz archive ({error_text(exc)})") from exc
 
 
 def _join_sparse(arrays: dict[str, np.ndarray]) -> dict[str, object]:
@@ -64,7 +64,7 @@ def _join_sparse(arrays: dict[str, np.ndarray]) -> dict[str, object]:
             mat = sp.csr_matrix((data, indices, indptr), shape=tuple(int(s) for s in shape))
             mat.check_format(full_check=True)
         except (ValueError, TypeError) as exc:
-            raise DataError(f"sparse view '{base}' is inconsistent: {exc}") from exc
+            raise DataError(f"sparse view '{base}' is inconsistent: {detail(exc)}") from exc
         for k in keys:
             out.pop(k)
         out[base] = mat
@@ -99,7 +99,7 @@ def read_npz(path: Path, *, name: str | None, source: str, notes: list[str]) -> 
         try:
             mat = sp.load_npz(path)
         except (ValueError, OSError) as exc:
-            raise DataError(f"cannot read the sparse matrix archive: {exc}") from exc
+            raise DataError(f"cannot read the sparse matrix archive: {detail(exc)}") from exc
         views = [RawView(where=path.name, data=mat, name=path.stem)]
         notes.append("a single sparse matrix (scipy.sparse.save_npz): one view, no labels")
         return assemble_dataset(

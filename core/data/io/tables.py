@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from core.data.dataset import DataError
-from core.data.io.csv import first_lines, is_number
+from core.data.io.csv import first_lines, is_number, read_text, short, without_blank_lines
 
 __all__ = ["MISSING_TOKENS", "Table", "read_table", "sniff_table"]
 
@@ -62,6 +62,7 @@ class Table:
     id_name: str | None = None
     delimiter: str = ","
     header: bool = True
+    notes: list[str] = field(default_factory=list)  # how it was read (a non-UTF-8 encoding)
 
     @property
     def n_rows(self) -> int:
@@ -246,22 +247,25 @@ def read_table(
         # error naming that cell (raised by _numbers), never silently dropped
         (text if cells and not any(is_number(c) for c in cells) else numeric).append(j)
     skip = 1 if layout.header is not None else 0
-    values = _numbers(p, layout, numeric, skip)
+    body, note = read_text(p)
+    values = _numbers(p, layout, numeric, skip, body)
     if finite and numeric and np.isinf(values).any():
         r, c = (int(i) for i in np.argwhere(np.isinf(values))[0])
-        line, cell = _cell(p, layout, r, numeric[c], skip)
+        line, cell = _cell(body, layout, r, numeric[c], skip)
         raise DataError(
             f"{p.name}: column {_name(layout, numeric[c])!r}, data row {r + 1} (line {line}): "
-            f"{cell!r} is infinite; the values of a view must be finite numbers (an empty "
+            f"{short(cell)} is infinite; the values of a view must be finite numbers (an empty "
             "cell is a missing value)"
         )
     n = values.shape[0]
     strings = {}
     if id_col is not None or text:
         wanted = ([id_col] if id_col is not None else []) + text
-        columns = _strings(p, layout, wanted, skip)
+        columns = _strings(p, layout, wanted, skip, body)
         if columns[0].shape[0] != n and numeric:
-            raise DataError(f"{p.name}: rows of different lengths ({_locate(p, layout, [], skip)})")
+            raise DataError(
+                f"{p.name}: rows of different lengths ({_locate(body, layout, [], skip)})"
+            )
         n = columns[0].shape[0]
         strings = dict(zip(wanted, columns, strict=True))
     if not numeric:
@@ -279,6 +283,7 @@ def read_table(
         id_name=None if id_col is None else _name(layout, id_col),
         delimiter=layout.delimiter,
         header=layout.header is not None,
+        notes=[note] if note else [],
     )
 
 
@@ -298,118 +303,120 @@ def _check_ids(p: Path, ids: np.ndarray, column: str) -> None:
         )
 
 
-def _loadtxt(source, layout: _Layout, cols: list[int], skip: int, dtype) -> np.ndarray:
+def _loadtxt(text: str, layout: _Layout, cols: list[int], skip: int, dtype) -> np.ndarray:
     return np.loadtxt(
-        source,
+        io.StringIO(text),
         delimiter=layout.delimiter,
         skiprows=skip,
         usecols=cols,
         dtype=dtype,
         ndmin=2,
-        encoding="utf-8-sig" if isinstance(source, Path) else None,
         quotechar='"',
         comments=None,
     )
 
 
-def _numbers(p: Path, layout: _Layout, cols: list[int], skip: int) -> np.ndarray:
+def _data_text(text: str) -> str:
+    """The text numpy reads: no blank lines (a line of spaces stops its reader), none first."""
+    return without_blank_lines(text).lstrip("\r\n")
+
+
+def _numbers(p: Path, layout: _Layout, cols: list[int], skip: int, text: str) -> np.ndarray:
     if not cols:
         return np.empty((0, 0))
-    raw = p.read_bytes()
-    delim = layout.delimiter.encode()
+    data = _data_text(text)
+    delim = layout.delimiter
     # empty cells are the usual missing values: rewrite them before the first parse; the
     # other tokens (NA, null...) only when that parse fails (each check scans the text)
-    tokens = [(b"",), tuple(t.encode() for t in MISSING_TOKENS if t and t not in ("NaN", "nan"))]
-    if _has_empty(raw, delim):
-        raw = _fill_missing(raw, delim, tokens[0])
+    tokens = [("",), tuple(t for t in MISSING_TOKENS if t and t not in ("NaN", "nan"))]
+    if _has_empty(data, delim):
+        data = _fill_missing(data, delim, tokens[0])
     for attempt in range(2):
         try:
-            return _loadtxt(io.StringIO(raw.decode("utf-8-sig")), layout, cols, skip, np.float64)
+            return _loadtxt(data, layout, cols, skip, np.float64)
         except ValueError as exc:
             if attempt == 1:
-                raise DataError(f"{p.name}: {_locate(p, layout, cols, skip)}") from exc
-            raw = _fill_missing(raw, delim, tokens[1])
+                raise DataError(f"{p.name}: {_locate(text, layout, cols, skip)}") from exc
+            data = _fill_missing(data, delim, tokens[1])
     raise AssertionError("unreachable")
 
 
-def _strings(p: Path, layout: _Layout, cols: list[int], skip: int) -> list[np.ndarray]:
+def _strings(p: Path, layout: _Layout, cols: list[int], skip: int, text: str) -> list[np.ndarray]:
     if cols == [0]:  # the usual case, an id column first: split the lines (5x faster)
-        ids = _first_cells(p, layout.delimiter, skip)
+        ids = _first_cells(text, layout.delimiter, skip)
         if ids is not None:
             return [ids]
     try:
-        table = _loadtxt(p, layout, cols, skip, str)
+        table = _loadtxt(_data_text(text), layout, cols, skip, str)
     except ValueError as exc:
-        raise DataError(f"{p.name}: {_locate(p, layout, [], skip)}") from exc
+        raise DataError(f"{p.name}: {_locate(text, layout, [], skip)}") from exc
     return [table[:, k] for k in range(len(cols))]
 
 
-def _first_cells(p: Path, delimiter: str, skip: int) -> np.ndarray | None:
+def _first_cells(text: str, delimiter: str, skip: int) -> np.ndarray | None:
     """The first cell of every non-blank data line, or None when quoting makes it unsafe."""
-    text = p.read_text(encoding="utf-8-sig")
     if '"' in text:
         return None
     lines = [ln for ln in text.splitlines() if ln.strip()][skip:]
     return np.array([ln.split(delimiter, 1)[0].strip() for ln in lines], dtype=str)
 
 
-def _has_empty(data: bytes, delim: bytes) -> bool:
-    """Empty cells (C substring searches, stopping at the first hit)."""
-    return any(s in data for s in (delim + delim, delim + b"\n", b"\n" + delim, b'""'))
+def _has_empty(data: str, delim: str) -> bool:
+    """Empty cells (substring searches, stopping at the first hit)."""
+    return any(s in data for s in (delim + delim, delim + "\n", "\n" + delim, '""'))
 
 
-def _fill_missing(data: bytes, delim: bytes, tokens: tuple[bytes, ...]) -> bytes:
-    """Rewrite missing-value cells as ``nan`` (bytes.replace runs in C: ~0.1 s per 100 MB)."""
-    data = data.replace(b"\r\n", b"\n")
-    if not data.endswith(b"\n"):
-        data += b"\n"
+def _fill_missing(data: str, delim: str, tokens: tuple[str, ...]) -> str:
+    """Rewrite missing-value cells as ``nan`` (str.replace runs in C: ~0.1 s per 100 MB)."""
+    data = data.replace("\r\n", "\n")
+    if not data.endswith("\n"):
+        data += "\n"
     for token in tokens:
-        for cell in (token, b'"' + token + b'"'):
+        for cell in (token, '"' + token + '"'):
             # each replace copies the whole text: skip the cells that do not occur
             if (
                 delim + cell + delim not in data
-                and delim + cell + b"\n" not in data
-                and (b"\n" + cell + delim not in data and not data.startswith(cell + delim))
+                and delim + cell + "\n" not in data
+                and ("\n" + cell + delim not in data and not data.startswith(cell + delim))
             ):
                 continue
             for _ in range(2):  # a replace does not see overlapping matches (",,,")
-                data = data.replace(delim + cell + delim, delim + b"nan" + delim)
-            data = data.replace(delim + cell + b"\n", delim + b"nan\n")
-            data = data.replace(b"\n" + cell + delim, b"\nnan" + delim)
+                data = data.replace(delim + cell + delim, delim + "nan" + delim)
+            data = data.replace(delim + cell + "\n", delim + "nan\n")
+            data = data.replace("\n" + cell + delim, "\nnan" + delim)
             if data.startswith(cell + delim):
-                data = b"nan" + data[len(cell) :]
+                data = "nan" + data[len(cell) :]
     return data
 
 
-def _cell(p: Path, layout: _Layout, row: int, col: int, skip: int) -> tuple[int, str]:
+def _rows(text: str, layout: _Layout):
+    """(line number, cells) of the non-blank rows of the text (slow path, for messages)."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=layout.delimiter)
+    for row in reader:
+        if row and not (len(row) == 1 and not row[0].strip()):
+            yield reader.line_num, row
+
+
+def _cell(text: str, layout: _Layout, row: int, col: int, skip: int) -> tuple[int, str]:
     """The line number and the text of a cell given by its 0-based data row (slow path)."""
-    with open(p, encoding="utf-8-sig", newline="") as fh:
-        reader = csv.reader(fh, delimiter=layout.delimiter)
-        data_row = -1
-        for row_cells in reader:
-            if reader.line_num <= skip or not any(c.strip() for c in row_cells):
-                continue
-            data_row += 1
-            if data_row == row:
-                return reader.line_num, row_cells[col].strip() if col < len(row_cells) else ""
+    for k, (line_no, cells) in enumerate(_rows(text, layout)):
+        if k - skip == row:
+            return line_no, cells[col].strip() if col < len(cells) else ""
     return row + 1 + skip, "?"
 
 
-def _locate(p: Path, layout: _Layout, cols: list[int], skip: int) -> str:
+def _locate(text: str, layout: _Layout, cols: list[int], skip: int) -> str:
     """The first problem cell, found with the csv module (slow path, for the message)."""
-    with open(p, encoding="utf-8-sig", newline="") as fh:
-        data_row = 0
-        for line_no, row in enumerate(csv.reader(fh, delimiter=layout.delimiter), start=1):
-            if line_no <= skip or not any(c.strip() for c in row):
-                continue
-            data_row += 1
-            if len(row) != layout.n_cols:
-                return f"line {line_no} has {len(row)} fields, the first line has {layout.n_cols}"
-            for j in cols:
-                cell = row[j].strip()
-                if not _is_missing(cell) and not is_number(cell):
-                    return (
-                        f"column {_name(layout, j)!r}, data row {data_row} (line {line_no}): "
-                        f"{cell!r} is not a number in a numeric column"
-                    )
+    for k, (line_no, row) in enumerate(_rows(text, layout)):
+        if k < skip:
+            continue
+        if len(row) != layout.n_cols:
+            return f"line {line_no} has {len(row)} fields, the first line has {layout.n_cols}"
+        for j in cols:
+            cell = row[j].strip()
+            if not _is_missing(cell) and not is_number(cell):
+                return (
+                    f"column {_name(layout, j)!r}, data row {k - skip + 1} (line {line_no}): "
+                    f"{short(cell)} is not a number in a numeric column"
+                )
     return "unreadable content"

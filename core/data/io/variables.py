@@ -261,6 +261,24 @@ def _separate_views(
     return views
 
 
+def _one_sample_views(variables: Mapping[str, object], used: set[str], n: int | None) -> list[str]:
+    """The 1 x d matrices (d > 1) of a file without views, as "'X1' (1 x 7)": views of a
+    single sample (unless the labels say there are d samples)."""
+    found = []
+    for key, value in variables.items():
+        if key in used or is_auxiliary_name(key):
+            continue
+        if isinstance(value, np.ndarray) and value.dtype == object and value.size:
+            mats = [as_matrix(m) for m in value.ravel(order="F")]
+        else:
+            mats = [as_matrix(value)]
+        if all(m is not None and m.ndim == 2 and m.shape[0] == 1 < m.shape[1] for m in mats):
+            if n is None or all(m.shape[1] != n for m in mats):
+                shape = " x ".join(map(str, mats[0].shape))
+                found.append(f"'{key}' ({'a cell of ' if len(mats) > 1 else ''}{shape})")
+    return found
+
+
 def _fallback_labels(
     variables: Mapping[str, object], used: set[str], views: list[RawView], notes: list[str]
 ) -> tuple[np.ndarray | None, str | None]:
@@ -351,6 +369,13 @@ def build_dataset(
     elif mats:
         views = _separate_views(mats, n, skipped, notes)
     else:
+        single = _one_sample_views(variables, used, n)
+        if single:
+            verb = "is a single row" if len(single) == 1 else "are single rows"
+            raise DataError(
+                f"only one sample: {', '.join(single)} {verb} (one sample's features); "
+                "clustering needs at least 2 samples"
+            )
         found = ", ".join(f"'{k}'" for k in variables) or "none"
         expect = f" with a dimension of {n} (the number of labels in '{label_key}')" if n else ""
         why = "; ".join(skipped.notes())

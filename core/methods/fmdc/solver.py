@@ -227,9 +227,21 @@ class FMDC(BaseSolver):
         n = views[0].shape[0]
         m = effective_anchor_count(self.resolved("n_anchors"), n)
         if self.n_clusters > m:
+            most = effective_anchor_count(n, n)  # a power of 2, at most n/2
+            if most >= self.n_clusters:
+                fix = (
+                    f"ask for more anchors (n_anchors up to {most} for {n} samples) or fewer "
+                    "clusters"
+                )
+            else:
+                fix = (
+                    f"{most} anchors is the most for {n} samples (a power of 2, at most n/2), "
+                    f"so FMDC can find at most {most} clusters here: ask for {most} or fewer, "
+                    "or use a method without anchors (e.g. kmeans-concat)"
+                )
             raise ParamError(
                 f"'n_clusters' = {self.n_clusters} exceeds the {m} anchors available for "
-                f"{n} samples; use more anchors or fewer clusters"
+                f"{n} samples; {fix}"
             )
 
     @classmethod

@@ -160,10 +160,37 @@ class MVSCHFD(BaseSolver):
         mean_sq = sum(sq_norm(x) / max(int(k), 1) for x, k in zip(views, counts, strict=True))
         return 1.0 if mean_sq <= 0 else float(target / np.sqrt(mean_sq))
 
-    def _widths(self, views: list[View]) -> list[list[int]]:
+    def _widths(self, views: list[View], given: list[int] | None = None) -> list[list[int]]:
+        """The layer widths for ``views``; ``given``: the views' own feature counts when
+        ``views`` are their sample-space coordinates (messages name both)."""
         last = max(self.n_clusters, self._anchor_count())
         dims = [x.shape[1] for x in views]
+        self._check_first_width(dims, last, given or dims)
         return updates.layer_widths(dims, last, self.depth, self.layer_rule, self.first_width)
+
+    def _check_first_width(self, dims: list[int], last: int, given: list[int]) -> None:
+        """``first_width`` must lie between l_δ and the smallest view dimension (views
+        narrower than l_δ padded to it); the message names that view and its dimension."""
+        fw = self.first_width
+        if fw is None or self.depth <= 1:
+            return
+        top = min(max(d, last) for d in dims)
+        if last <= fw <= top:
+            return
+        what = f"the last width l_δ = {last} (the larger of n_clusters and n_anchors)"
+        give = f"give {last}" if top == last else f"give {last} to {top}"
+        if fw < last:
+            raise ParamError(f"'first_width' = {fw} is below {what}: {give}")
+        v = int(np.argmin(dims))
+        where = f"view {v + 1} has {given[v]} features"
+        if given[v] != dims[v]:
+            where += f", {dims[v]} dimensions in the sample space it is computed in"
+        if dims[v] < last:
+            where += f", fewer than l_δ: padded to {last}"
+        raise ParamError(
+            f"'first_width' = {fw} is above the smallest view dimension ({where}); it must "
+            f"lie between {what} and {top}: {give}"
+        )
 
     def _row_space_wanted(self, views: list[View]) -> bool:
         """``feature_space``: 'auto' is the row space when the first layers' polar factors
@@ -227,11 +254,12 @@ class MVSCHFD(BaseSolver):
             # a scaled copy: the masked steps and the row space use the views directly
             views = [x * x.dtype.type(scale) for x in views] if scale != 1.0 else views
             scale = 1.0
+        given = [x.shape[1] for x in views]
         if self._row_space_wanted(views):
             views, spaces = yield from self._in_row_space(
                 views, rep, "init", rule=has_more_features
             )
-        widths = self._widths(views)
+        widths = self._widths(views, given)
         dims = [x.shape[1] for x in views]
         yield rep.stage("init", 0.0, f"MVSC-HFD: depth {self.depth}, widths {widths[0]}, m={m}")
         if self.z_init == "random_m":
