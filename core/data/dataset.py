@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from pathlib import PurePath
 
 import numpy as np
 import scipy.sparse as sp
@@ -149,17 +150,22 @@ def _leak_kind(x: View, codes: np.ndarray, labels: np.ndarray | None) -> str | N
     n, d = x.shape
     if n < 2 or d == 0 or d > LEAK_CHECK_FEATURES or n * d > LEAK_CHECK_VALUES:
         return None
-    dense = x.toarray() if sp.issparse(x) else np.asarray(x)
+    sparse = sp.issparse(x)
+    cols = sp.csc_matrix(x) if sparse else np.asarray(x)
+
+    def column(j: int) -> np.ndarray:
+        return cols[:, [j]].toarray().ravel() if sparse else cols[:, j]
+
     _, first = np.unique(codes, return_index=True)  # one sample of each class
-    per_class = dense[first]  # (c, d): the row each class would have
+    per_class = cols[first].toarray() if sparse else cols[first]  # (c, d): each class's row
     for j in range(d):
-        if not np.array_equal(dense[:, j], per_class[codes, j]):
+        if not np.array_equal(column(j), per_class[codes, j]):
             return None
     c = first.size
     if np.unique(per_class, axis=0).shape[0] != c:
         return None  # some classes share their row: the view does not tell them apart
     if d == 1:
-        col = dense[:, 0]
+        col = column(0)
         same = labels is not None and labels.dtype.kind in "biuf" and np.array_equal(col, labels)
         return "equals {labels}" if same else f"is a relabelling of {{labels}} ({c} values)"
     if np.isin(per_class, (0, 1)).all() and np.all(per_class.sum(axis=1) == 1):
@@ -460,19 +466,27 @@ class MultiViewDataset:
         """The dataset with a metadata column as its reference labels (None: no labels)."""
         if key is None:
             return replace(self, labels=None, class_names=[])
-        values = self.metadata_column(key)
+        try:
+            values = self.metadata_column(key)
+        except DataError as exc:
+            raise DataError(self._from_source(str(exc))) from None
         missing = values == "" if values.dtype.kind in "US" else ~np.isfinite(values)
         if missing.any():
             first = str(self.ids[np.flatnonzero(missing)[0]])
             raise DataError(
-                f"column {key!r} has no value for {int(missing.sum())} sample(s) (first: id "
-                f"{first!r}): the reference labels must cover every sample"
+                self._from_source(
+                    f"column {key!r} has no value for {int(missing.sum())} sample(s) (first: "
+                    f"id {first!r}): the reference labels must cover every sample"
+                )
             )
         codes, names = encode_labels(values)
         if len(names) < 2:
             raise DataError(
-                f"column {key!r} has the value {names[0]!r} for every sample (1 class): labels "
-                "of one class cannot score a clustering; choose a column with 2 or more classes"
+                self._from_source(
+                    f"column {key!r} has the value {names[0]!r} for every sample (1 class): "
+                    "labels of one class cannot score a clustering; choose a column with 2 or "
+                    "more classes"
+                )
             )
         meta = {**self.meta, "label_variable": key}
         # the column is applied: the loader's "no reference labels chosen" note no longer holds
@@ -483,9 +497,16 @@ class MultiViewDataset:
             return out
         text = leak_message(leaks, self.view_names, f"the reference labels (column {key!r})")
         if len(leaks) == self.n_views:
-            raise DataError(f"{text}; no other view is left to cluster")
+            raise DataError(self._from_source(f"{text}; no other view is left to cluster"))
         keep = [i for i in range(self.n_views) if i not in {i for i, _ in leaks}]
         return out.keep_views(keep, note=f"left out: {text}")
+
+    def _from_source(self, text: str) -> str:
+        """``text`` led by the file(s) the data came from (``rna.h5ad: ...``), when known."""
+        if not self.source or self.source.startswith("demo"):
+            return text
+        names = ", ".join(dict.fromkeys(PurePath(s.strip()).name for s in self.source.split(",")))
+        return text if text.startswith(names) else f"{names}: {text}"
 
     def keep_views(self, keep: Sequence[int], note: str = "") -> MultiViewDataset:
         """The dataset with only the views ``keep`` (indices, in order), with ``note`` among

@@ -117,9 +117,29 @@ def _limit_text(timeout: float, sized: bool) -> str:
 
 
 def _reader(stream, out: queue.Queue) -> None:
-    for line in stream:
-        out.put(line)
+    with contextlib.suppress(ValueError, OSError):  # closed under it: the child was killed
+        for line in stream:
+            out.put(line)
     out.put(None)
+
+
+def _drain(stream, out: list[str], keep: int = 1 << 16) -> None:
+    """Read ``stream`` to its end, keeping its last ``keep`` characters."""
+    with contextlib.suppress(ValueError, OSError):
+        while chunk := stream.read(4096):
+            out.append(chunk)
+            while len(out) > 1 and sum(map(len, out)) > keep:
+                out.pop(0)
+
+
+def _close(proc: subprocess.Popen, readers: list[threading.Thread]) -> None:
+    """Wait for the pipes' readers (the child has ended: they are at the end), then close."""
+    for reader in readers:
+        reader.join(timeout=2.0)
+    for stream in (proc.stdout, proc.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError, ValueError):
+                stream.close()
 
 
 def load_isolated(
@@ -171,7 +191,13 @@ def load_isolated(
         with contextlib.suppress(OSError, ValueError):
             _resource.prlimit(proc.pid, _resource.RLIMIT_AS, (limit, limit))
     lines: queue.Queue = queue.Queue()
-    threading.Thread(target=_reader, args=(proc.stdout, lines), daemon=True).start()
+    errors: list[str] = []  # stderr, drained as it comes: a full pipe would stall the child
+    readers = [
+        threading.Thread(target=_reader, args=(proc.stdout, lines), daemon=True),
+        threading.Thread(target=_drain, args=(proc.stderr, errors), daemon=True),
+    ]
+    for reader in readers:
+        reader.start()
     doing, answer, fraction = f"opening {name}", None, 0.0
     start = time.monotonic()
     deadline, told = start + timeout, start
@@ -197,16 +223,18 @@ def load_isolated(
             if now > deadline:
                 raise DataError(
                     f"{name}: reading did not finish within {_limit_text(timeout, sized)}"
-                    f"stopped while reading {doing}); nothing was loaded"
+                    f"stopped while reading {_read_what(doing)}); nothing was loaded"
                 )
             if progress is not None and now - told >= 1.0:  # the elapsed time, meanwhile
                 told = now
                 progress(fraction, f"{doing} ({now - start:.0f} s of at most {timeout:.0f} s)")
         code = proc.wait()
-        stderr = proc.stderr.read() if proc.stderr else ""
+        _close(proc, readers)
+        stderr = "".join(errors)
     except BaseException:
         proc.kill()
         proc.wait()
+        _close(proc, readers)
         if store is None:
             shutil.rmtree(folder, ignore_errors=True)
         raise
@@ -214,7 +242,7 @@ def load_isolated(
         if answer is not None and "error" in answer:
             raise DataError(printable(answer["error"]))
         if code != 0 or answer is None:
-            raise DataError(_death_message(name, suffix, code, doing, limit, stderr))
+            raise DataError(_death_message(name, suffix, code, _read_what(doing), limit, stderr))
         dataset = open_store(folder, mmap=os.name == "posix")
     except BaseException:
         if store is None:
@@ -248,6 +276,12 @@ def _spec_files(spec: DataSpec) -> str:
     """The files a description names, for messages: ``rna.csv, prot.tsv``."""
     names = [Path(v.path).name for v in spec.views] + ([Path(spec.meta).name] if spec.meta else [])
     return ", ".join(dict.fromkeys(names)) or "the views"
+
+
+def _read_what(doing: str) -> str:
+    """What was being read, for "while reading ...": the loader's own "reading x.mat (mat5)"
+    and the first "opening x.mat" are the file."""
+    return doing.removeprefix("reading ").removeprefix("opening ")
 
 
 def _death_message(

@@ -361,6 +361,9 @@ def assemble_dataset(
     classes: list[str] = []
     label_variable: str | None = label_where.removeprefix("from ")
     if labels is not None:
+        odd = odd_labels(labels)
+        if odd:
+            notes.append(f"labels ({label_variable}) look damaged: {odd}")
         codes, classes = encode_labels(labels)
         if len(classes) < 2:  # nothing to score against, and not a number of clusters
             notes.append(
@@ -393,6 +396,45 @@ def assemble_dataset(
         warnings=notes,
         meta={"dtypes": dtypes, "label_variable": label_variable},
     )
+
+
+def _number(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else f"{float(v):.12g}"
+
+
+def odd_labels(labels: np.ndarray) -> str | None:
+    """What looks damaged in numeric labels (a flipped bit in a stored label), or None.
+
+    Two signs, each in at most 5 % of the samples: values that are not whole numbers among
+    whole-number classes (2.0000000004 among 1, 2, 3), and classes of one or two samples whose
+    values lie far outside the range of the others (1099511627778 among 1..3)."""
+    arr = np.asarray(labels).ravel()
+    if arr.dtype.kind not in "iuf" or arr.size < 3:
+        return None
+    values, counts = np.unique(arr, return_counts=True)
+    if values.size < 3:
+        return None
+    few = 0.05 * arr.size
+    whole = values == np.round(values)
+    if arr.dtype.kind == "f" and whole.any() and not whole.all() and counts[~whole].sum() <= few:
+        bad = values[~whole]
+        return (
+            f"{int(counts[~whole].sum())} label(s) are not whole numbers among whole-number "
+            f"classes (e.g. {bad[0]:.12g})"
+        )
+    core = values[counts > 2]
+    if core.size < 2:
+        return None
+    lo, hi = float(core.min()), float(core.max())
+    reach = max(10.0, 10.0 * (hi - lo))
+    far = (counts <= 2) & ((values < lo - reach) | (values > hi + reach))
+    if far.any() and counts[far].sum() <= few:
+        shown = ", ".join(_number(v) for v in values[far][:3])
+        return (
+            f"class(es) {shown} of {int(counts[far].sum())} sample(s) lie far outside the "
+            f"others ({_number(lo)} to {_number(hi)})"
+        )
+    return None
 
 
 def _match_class_names(

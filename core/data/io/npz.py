@@ -36,7 +36,9 @@ _X_KEY = re.compile(r"^[Xx](\d+)$")
 
 def _load_arrays(path: Path) -> dict[str, np.ndarray]:
     try:
-        with np.load(path, allow_pickle=False) as archive:
+        # the file opened here: np.load leaves its own handle open when the archive is
+        # damaged (a ResourceWarning found by benchmarks/fuzz_loaders.py)
+        with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as archive:
             return {key: archive[key] for key in archive.files}
     except DataError:
         raise

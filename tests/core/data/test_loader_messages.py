@@ -102,6 +102,20 @@ def test_an_ordinary_v5_file_with_the_labels_among_its_views(tmp_path, leak, how
     assert any(how in w and "view 2" in w for w in ds.warnings), ds.warnings
 
 
+def test_labels_with_a_flipped_bit_are_said_to_look_damaged(tmp_path):
+    a, b = _views()
+    y = LABELS.astype(np.int64).copy()
+    y[[4, 31]] = [1 + (1 << 40), 2.5]  # a flipped bit in two stored labels
+    path = tmp_path / "x.mat"
+    sio.savemat(path, {"X": _cell(a, b), "Y": y[:, None]})
+    ds = load_dataset(path)  # was: 5 classes, no word
+    assert any("'Y') look damaged" in w and "1099511627777" in w for w in ds.warnings)
+    y = LABELS.astype(float)
+    y[7] = 2.0000000004
+    sio.savemat(path, {"X": _cell(a, b), "Y": y[:, None]})
+    assert any("not whole numbers" in w for w in load_dataset(path).warnings)
+
+
 def test_only_the_labels_as_views_is_refused(tmp_path):
     path = tmp_path / "x.mat"
     sio.savemat(path, {"X": _cell(LABELS[:, None] * 1.0, np.eye(3)[LABELS - 1]), "Y": LABELS})
