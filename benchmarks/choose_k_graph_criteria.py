@@ -1,6 +1,8 @@
-"""Choosing k, session 21: three directions session 19 did not measure, held out per file.
+"""Choosing k by graph criteria: three directions the first estimator study did not measure,
+held out per file.
 
-    MVC_DATASETS=../shared/datasets python benchmarks/choose_k_s21.py [--files A.mat,B.mat]
+    MVC_DATASETS=../shared/datasets python benchmarks/choose_k_graph_criteria.py \
+        [--files A.mat,B.mat]
 
 For every labelled shared file (``auto`` preprocessing, as benchmarks/choose_k.py) it builds
 the estimator's multi-view anchor graph (m = 64 anchors, 5 neighbours, BKHK anchors) and, for
@@ -21,9 +23,9 @@ embedding on at most 2000 rows (3 starts). From these it scores:
   second largest, or the largest gap itself) gives k. No threshold.
 
 Prints the per-file picks and the counts (exact / within ±1, in-sample and leave-one-out),
-as pasted into the "Session 21" section of docs/benchmarks/choose_k.md; the per-file scores
-are cached in docs/benchmarks/choose_k_s21.json (``--seed 1``: choose_k_s21_seed1.json) and
-reused (``--table`` only prints).
+as pasted into docs/benchmarks/choose_k.md; the per-file scores are cached in
+docs/benchmarks/choose_k_graph_criteria.json (``--seed 1``:
+choose_k_graph_criteria_seed1.json) and reused (``--table`` only prints).
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ from core.numerics.n_clusters import (
     multiview_anchor_graph,
 )
 
-CACHE = DOCS / "choose_k_s21.json"
+CACHE = DOCS / "choose_k_graph_criteria.json"
 SEEDS = 5  # anchor draws for the stability
 ROWS = 2000  # rows the partitions are computed on
 TAUS = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
@@ -230,7 +232,7 @@ def table(rows: list[dict], seed: int = 0) -> str:
         f"### Anchor seed {seed} (estimator random_state {seed}, anchor draws "
         f"{seed * SEEDS}-{seed * SEEDS + SEEDS - 1})",
         "",
-        f"`MVC_DATASETS=../shared/datasets python benchmarks/choose_k_s21.py{flags}` on "
+        f"`MVC_DATASETS=../shared/datasets python benchmarks/choose_k_graph_criteria.py{flags}` on "
         f"{date.today()}, "
         f"{machine()}, commit {git_rev()}. Method: see the script's docstring. In-sample: the "
         "thresholds that do best on all files; held out: each file predicted with the "
@@ -267,7 +269,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0, help="estimator seed; anchor draws 5s..5s+4")
     ap.add_argument("--no-graphs", action="store_true", help="skip the tuned-graph spectra")
     args = ap.parse_args()
-    cache = CACHE.with_name(f"choose_k_s21_seed{args.seed}.json") if args.seed else CACHE
+    cache = CACHE.with_name(f"choose_k_graph_criteria_seed{args.seed}.json") if args.seed else CACHE
     rows = {r["file"]: r for r in json.loads(cache.read_text())} if cache.exists() else {}
     if not args.table:
         for name in args.files.split(",") if args.files else labelled_files():
