@@ -14,6 +14,11 @@ first). The passes up to the first frame are not held: the points are on screen 
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # a child: tie it to the window before the heavy imports below
+    from mvc_gui.run.child_link import end_with_parent_of_argv
+
+    end_with_parent_of_argv()
+
 import traceback
 from typing import Any
 
@@ -91,7 +96,7 @@ def serve(conn: Any) -> None:
 
 
 if __name__ == "__main__":
-    from mvc_gui.run.solver_process import connect_to_parent
+    from mvc_gui.run.child_link import connect_to_parent
 
     # first: the parent's start deadline covers only the connection, not a lowered priority
     _conn = connect_to_parent()  # and this child ends with the window, however it ends

@@ -17,13 +17,17 @@ that dies makes the parent's reads fail with how it ended ("... was killed by SI
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # a child: tie it to the window before the heavy imports below
+    from mvc_gui.run.child_link import end_with_parent_of_argv
+
+    end_with_parent_of_argv()
+
 import collections
 import contextlib
 import dataclasses
 import os
 import pickle
 import queue
-import re
 import shutil
 import signal
 import socket
@@ -34,7 +38,6 @@ import threading
 import time
 from multiprocessing.connection import (
     AuthenticationError,
-    Client,
     Connection,
     answer_challenge,
     deliver_challenge,
@@ -43,6 +46,7 @@ from typing import Any, ClassVar
 
 from mvc_gui.model.runner import PauseStep, run_solver
 from mvc_gui.run import shared_arrays
+from mvc_gui.run.child_link import connect_to_parent
 
 __all__ = [
     "ChildStartError",
@@ -204,65 +208,7 @@ def describe_exit(returncode: int, what: str = "the solver process") -> str:
     return f"{what} was killed by {name}{hint}"
 
 
-# -- child side -----------------------------------------------------------------------------
-PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
-_TCP_ADDRESS = re.compile(r"(127\.0\.0\.1):(\d+)")
-
-
-def connect_to_parent(argv: list[str] | None = None) -> Any:
-    """The first thing a child does (``ADDRESS KEY [PARENT_PID]`` on its command line): end
-    with the parent, then connect. The child lowers its priority and imports its heavy
-    modules only afterwards, so a busy machine cannot push the connection past the parent's
-    start deadline."""
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) > 2:
-        end_with_parent(int(argv[2]))
-    match = _TCP_ADDRESS.fullmatch(argv[0])
-    address = (match[1], int(match[2])) if match else argv[0]
-    return Client(address, authkey=bytes.fromhex(argv[1]))
-
-
-def end_with_parent(parent: int) -> None:
-    """End this process when process ``parent`` ends, however it ends (``kill -9`` too).
-
-    Linux: the kernel kills it at once (``prctl(PR_SET_PDEATHSIG, SIGKILL)``; the signal
-    comes when the *thread* that started the child ends, so the parent starts its children
-    from a thread that lives as long as it, :class:`_Spawner`); a parent that died before the
-    ``prctl`` is caught by the parent pid. Elsewhere a daemon thread watches the parent (it
-    needs the GIL: a long GIL-holding kernel delays it)."""
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            armed = libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
-        except (OSError, AttributeError):
-            armed = False
-        if armed:
-            if os.getppid() != parent:
-                os._exit(1)  # the parent died before the prctl
-            return
-    watch = threading.Thread(target=_watch_parent, args=(parent,), name="parent", daemon=True)
-    watch.start()
-
-
-def _watch_parent(parent: int) -> None:
-    if sys.platform == "win32":
-        import ctypes
-
-        kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined]
-        kernel32.OpenProcess.restype = ctypes.c_void_p
-        kernel32.WaitForSingleObject.argtypes = [ctypes.c_void_p, ctypes.c_uint32]
-        synchronize, infinite = 0x00100000, 0xFFFFFFFF
-        handle = kernel32.OpenProcess(synchronize, False, parent)
-        if handle:
-            kernel32.WaitForSingleObject(handle, infinite)
-    else:
-        while os.getppid() == parent:  # a child whose parent died is adopted by another
-            time.sleep(0.5)
-    os._exit(1)
-
-
+# -- child side: mvc_gui.run.child_link (no heavy imports: a child runs it first) ------------
 # -- parent side ----------------------------------------------------------------------------
 class _Spawner:
     """Starts the children from one thread that lives as long as this process: Linux sends a

@@ -229,3 +229,24 @@ def test_a_child_whose_parent_died_before_it_started_watching_exits():
     )
     assert done.returncode == 1
     assert "Traceback" not in done.stderr  # it did not get as far as connecting
+
+
+@pytest.mark.parametrize("module", ["mvc_gui.run.solver_process", "mvc_gui.run.embedding_process"])
+def test_a_child_ties_itself_to_the_window_before_its_heavy_imports(module):
+    """A window killed while its child still imports numba and scikit-learn (seconds on a busy
+    machine) takes the child with it: the tie comes first. Shown with a parent already gone:
+    the child ends at once, having imported neither."""
+    import subprocess
+    import sys
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()  # a pid no process of ours has any more
+    child = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", module, "127.0.0.1:9", "00", str(gone.pid)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert child.returncode == 1
+    imported = child.stderr
+    assert "numba" not in imported and "sklearn" not in imported and "PySide6" not in imported
