@@ -64,6 +64,9 @@ def clip_neighbors(k: int, m: int) -> int:
 
 PKN_BLOCK_BYTES = 4 << 20  # one thread's distance block: stays in cache for the selection
 PKN_SWEEP_BYTES = 256 << 20  # distance blocks computed between two progress reports
+#: rows are cut into at least this many blocks (of at least 64 rows), whatever the thread
+#: count: the blocks, and so the graph's bits, are the same with 1 or 8 threads
+PKN_SPLIT = 8
 
 
 def pkn_anchor_graph_steps(
@@ -93,16 +96,17 @@ def pkn_anchor_graph_steps(
     idx = np.empty((n, k_eff), dtype=np.int64)
     val = np.empty((n, k_eff), dtype=np.float64)
     threads = blas_threads()
-    # at most a thread's share of the rows: a few hundred rows (predict's 500-sample check
-    # after every fit) still use every thread
-    step = max(64, min(-(-n // threads), PKN_BLOCK_BYTES // (x.dtype.itemsize * m)))
+    # at most 1/PKN_SPLIT of the rows: a few hundred rows (predict's 500-sample check after
+    # every fit) still use every thread. Not a thread's share: a BLAS product's rounding
+    # depends on its row count, so blocks sized by the thread count gave other distances
+    step = max(64, min(-(-n // PKN_SPLIT), PKN_BLOCK_BYTES // (x.dtype.itemsize * m)))
     per_sweep = max(1, PKN_SWEEP_BYTES // PKN_BLOCK_BYTES)
 
     refine = pkn_refiner(x.dtype, anchors, anchor_sq, k_eff)
     rows_of = None
     if mixed and use_mixed(x, m, k_eff):
         rows_of = mixed_rows(anchors, k_eff)
-        step = max(64, min(-(-n // threads), PKN_BLOCK_BYTES // (4 * m)))  # float32 blocks
+        step = max(64, min(-(-n // PKN_SPLIT), PKN_BLOCK_BYTES // (4 * m)))  # float32 blocks
 
     def block(start: int) -> None:
         stop = min(n, start + step)

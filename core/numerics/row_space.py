@@ -147,8 +147,12 @@ def with_axes(space: RowSpace, c: int) -> AxesRowSpace:
     Parts of the axes inside the row space up to 1e-10 (squared norm) are not added."""
     x = space.source
     first = x[:, :c].toarray() if sp.issparse(x) else np.asarray(x[:, :c], dtype=np.float64)
-    a = (space.vecs / space.scale).T @ first  # Qᵀ E, with Q = Xᵀ U S⁻¹
-    mu, v = np.linalg.eigh(np.eye(c) - a.T @ a)  # Gram of E − Q a
+    # one BLAS thread: OpenBLAS splits this r x n x c product by its thread count, and the
+    # rounding moved ALPC's start U and then its labels (NGs: ARI 0.845 between 1 and 2
+    # threads, docs/benchmarks/determinism.md)
+    with blas_single():
+        a = (space.vecs / space.scale).T @ first  # Qᵀ E, with Q = Xᵀ U S⁻¹
+        mu, v = np.linalg.eigh(np.eye(c) - a.T @ a)  # Gram of E − Q a
     keep = mu > 1e-10
     proj = v[:, keep] / np.sqrt(mu[keep])
     b = np.sqrt(mu[keep])[:, None] * v[:, keep].T  # k x c: (E − Q a) in the Q_E basis

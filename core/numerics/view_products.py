@@ -55,12 +55,18 @@ def xt_dot(x: View, zt: np.ndarray, exact: bool = False) -> np.ndarray:
 
 
 def sq_norm(x: View) -> float:
-    """‖x‖²_F (accumulated in float64 for float32 data)."""
+    """‖x‖²_F (accumulated in float64 for float32 data), on one BLAS thread.
+
+    OpenBLAS splits a dot product of more than 10,000 values between its threads, so the
+    rounding of the sum followed the thread count (2.3e-10 apart on 10⁶ values): ALPC's
+    automatic λ1 and MVSC-HFD's scale factor moved in the last bits (docs/benchmarks/
+    determinism.md). One thread was also the faster under load (OpenBLAS's threaded dot on
+    64k-value chunks: 8x slower)."""
     data = x.data if sp.issparse(x) else x
     if data.dtype == np.float64:
-        return float(np.vdot(data, data))
+        with blas_single():
+            return float(np.vdot(data, data))
     flat, step, total = data.reshape(-1), 1 << 16, 0.0
-    # one thread: OpenBLAS's threaded dot on 64k-value chunks was 8x slower under load
     with blas_single():
         for i in range(0, flat.size, step):
             chunk = flat[i : i + step].astype(np.float64)

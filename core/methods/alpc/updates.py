@@ -159,6 +159,8 @@ MATERIALISE_BYTES = 64 << 20
 
 # The Gram path pays off when D is small against n; D x D must also stay small in memory.
 GRAM_MAX_DIM = 4096
+#: Gram columns per task when the rows are one block (fixed, whatever the thread count)
+GRAM_PANEL = 256
 
 
 def use_gram(n: int, dims: Sequence[int]) -> bool:
@@ -174,7 +176,8 @@ def gram_steps(views: Sequence[View], rows: int = 8192) -> Generator[float, None
     one moved ALPC's fixed point (objective 5e-4 off on a 600-sample case). Dense views: the
     blocks' products run in parallel on the BLAS threads' count of Python threads (one BLAS
     thread each), so the float64 copy of a float32 block is no longer made on one core, and
-    are added in block order (the sum does not depend on the threads).
+    are added in block order; a single block is split into panels of GRAM_PANEL columns.
+    Every product has the same shape whatever the thread count, so the same bits.
     """
     n = views[0].shape[0]
     d = sum(x.shape[1] for x in views)
@@ -192,14 +195,24 @@ def gram_steps(views: Sequence[View], rows: int = 8192) -> Generator[float, None
         b = np.concatenate([x[start : start + rows] for x in views], axis=1, dtype=np.float64)
         return b.T @ b
 
+    def panels(b: np.ndarray, pool: ThreadPoolExecutor) -> np.ndarray:
+        cols = range(0, d, GRAM_PANEL)
+        return np.hstack(list(pool.map(lambda j: b.T @ b[:, j : j + GRAM_PANEL], cols)))
+
     starts = list(range(0, n, rows))
     width = blas_threads()
     for first in range(0, len(starts), width):  # limits are entered between yields only
         batch = starts[first : first + width]
-        limit = blas_single() if len(batch) > 1 else blas_full(2.0 * rows * d * d)
-        with limit, ThreadPoolExecutor(len(batch)) as pool:
-            for g in pool.map(block, batch):
-                gram += g
+        # every product on one BLAS thread, the threads' work split by fixed blocks: a
+        # threaded product's rounding follows the thread count (Handwritten, one block:
+        # ALPC's labels at ARI 0.966 between 1 and 2 threads, docs/benchmarks/determinism.md)
+        with blas_single(), ThreadPoolExecutor(width) as pool:
+            if len(starts) > 1:
+                for g in pool.map(block, batch):
+                    gram += g
+            else:  # one block of rows: its Gram matrix by fixed panels of columns
+                b = np.concatenate([x[:rows] for x in views], axis=1, dtype=np.float64)
+                gram += panels(b, pool)
         yield min(batch[-1] + rows, n) / n
     return (gram + gram.T) / 2
 

@@ -36,6 +36,7 @@ __all__ = [
     "kmeans_nearest_anchors",
     "label_step",
     "nuclear_gradient",
+    "numbered_by_first_sample",
     "row_variance",
     "shared_initial_labels_steps",
     "transmission",
@@ -303,7 +304,24 @@ def shared_initial_labels_steps(
     # iterations), on all rows: a subsample would move the start
     runs = kmeans_steps(emb, c, rng, n_init=n_init, subsample=n, threads=blas_threads())
     labels, _ = yield from scaled(runs, 0.3, 1.0)
-    return labels
+    return numbered_by_first_sample(labels)
+
+
+def numbered_by_first_sample(labels: np.ndarray) -> np.ndarray:
+    """The same partition with the clusters numbered in the order of their first sample.
+
+    k-means' numbering of a partition is arbitrary, and the ALM is not blind to it (the
+    samples are ordered by initial label for the FFT, and the G-step's argmax breaks ties by
+    the first index). On well-separated views the anchor graphs have one connected component
+    per cluster, the top singular values of the stacked graph coincide, and the embedding is
+    any basis of that space: k-means++ then meets exact ties that the last bits of the
+    graph break, so the same partition came numbered differently from dense and CSR input
+    or from another CPU's BLAS kernels (ARI 0.966 between them, 139 against 137 iterations).
+    """
+    _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+    rank = np.empty(first.size, dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(first.size)
+    return rank[inverse.ravel()]
 
 
 def unpermute(values: np.ndarray, order: np.ndarray) -> np.ndarray:
