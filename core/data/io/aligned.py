@@ -202,6 +202,13 @@ def load_spec(
         say(i / (len(spec.views) + 1), f"{Path(v.path).name} (view {v.name!r})")
         reads.append(read_view_source(v, spec.id_column))
     notes: list[str] = [note for r in reads for note in r.notes]
+    for r in reads:  # a count that does not match is said, never silently replaced
+        d = int(r.values.shape[1])
+        if r.names and len(r.names) != d:
+            notes.append(
+                f"{r.where}: {len(r.names)} feature names for {d} features: not used "
+                f"(f1..f{d} instead)"
+            )
     order = _align_order(reads, spec, notes)
     n = order.size
     views, observed, drop = [], [], np.zeros(n, dtype=bool)

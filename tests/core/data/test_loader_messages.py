@@ -169,6 +169,19 @@ def test_an_obs_column_longer_than_the_cells_is_left_out_not_cut(tmp_path):
         open_dataset(DataSource(file=str(path), label_column="cell_type"))
 
 
+def test_feature_names_of_the_wrong_count_are_said_not_dropped_silently(tmp_path):
+    path = tmp_path / "a.h5ad"
+    write_h5ad(path)  # X has 12 features
+    with h5py.File(path, "r+") as f:
+        var = f.create_group("var")
+        var.attrs["_index"] = "_index"
+        names = np.array([f"g{i}" for i in range(5)], dtype=object)
+        var.create_dataset("_index", data=names, dtype=h5py.string_dtype())
+    ds = load_dataset(path)
+    assert ds.meta["feature_names"][0][:2] == ["f1", "f2"]
+    assert any("5 feature names for 12 features" in w for w in ds.warnings), ds.warnings
+
+
 @pytest.mark.parametrize("kind, column", [("h5ad", "cell_type"), ("h5mu", "celltype")])
 def test_a_label_column_applied_is_not_followed_by_no_labels_chosen(tmp_path, kind, column):
     path = tmp_path / f"x.{kind}"
