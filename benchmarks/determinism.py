@@ -38,16 +38,6 @@ DOC = DOCS / "determinism.md"
 NOTES = "<!-- notes below: kept when benchmarks/determinism.py writes the table again -->"
 
 
-def _available_bytes() -> int | None:
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return None
-
-
 def child(path: str, methods: list[str], out: str) -> None:
     """Run ``methods`` on the file at ``path`` (in this process's thread settings) and write
     {method: {"labels": [...]} or {"refused": reason} or {"error": text}, "_threads": ...}."""
@@ -66,7 +56,9 @@ def child(path: str, methods: list[str], out: str) -> None:
         result["_unlabelled"] = True
         Path(out).write_text(json.dumps(result))
         return
-    avail = _available_bytes()
+    from core.data.streamed import available_ram
+
+    avail = available_ram()
     for name in methods:
         cls = REGISTRY[name]
         t0 = time.perf_counter()

@@ -324,12 +324,5 @@ def _html(run: AppRun) -> None:
         fail("app: HTML report does not name the dataset", run.w.dataset_name)
 
 
-ACTION_CHECKS = {
-    "labels": _labels,
-    "write-back": _write_back,
-    "profile": _profile,
-    "predict": _predict,
-    "session": _session,
-    "html": _html,
-}
-assert set(ACTION_CHECKS) == set(ACTIONS)
+#: one check per action, by name (a new action in ACTIONS needs its check here)
+ACTION_CHECKS = {a: globals()["_" + a.replace("-", "_")] for a in ACTIONS}
