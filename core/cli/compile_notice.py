@@ -11,6 +11,8 @@ writes one line saying so. A warm cache compiles nothing: no line.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, TextIO
 
 __all__ = ["COMPILE_SECONDS", "announce_compiles", "notice"]
@@ -43,9 +45,12 @@ def _cached(dispatcher: Any) -> bool:
     return cache is not None and not isinstance(cache, NullCache)
 
 
-def announce_compiles(method: str | None = None, stream: TextIO | None = None) -> None:
-    """Write :func:`notice` to ``stream`` (stderr) when this process first compiles a cached
-    kernel: numba loads the kernels it has a copy of without a compile event."""
+@contextmanager
+def announce_compiles(method: str | None = None, stream: TextIO | None = None) -> Iterator[None]:
+    """Within this block, write :func:`notice` to ``stream`` (stderr) when this process first
+    compiles a cached kernel: numba loads the kernels it has a copy of without a compile
+    event. The listener goes when the block ends (a command's, not the process's: a later
+    command in the same process, e.g. a test, is not written to through a closed stream)."""
     from numba.core import event
 
     out = sys.stderr if stream is None else stream
@@ -64,4 +69,5 @@ def announce_compiles(method: str | None = None, stream: TextIO | None = None) -
         def on_end(self, ev: event.Event) -> None:
             pass
 
-    event.register("numba:compile", FirstCompile())
+    with event.install_listener("numba:compile", FirstCompile()):
+        yield

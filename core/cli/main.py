@@ -371,19 +371,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     known, _ = pre.parse_known_args(argv)
     args = build_parser(known.method if known.method in REGISTRY else None).parse_args(argv)
     try:
-        if args.command not in ("info", "methods"):  # the others run solvers: a first run compiles
-            compile_notice.announce_compiles(known.method)
         if args.command == "info":
             return cmd_info(args)
         if args.command == "methods":
             return cmd_methods(args)
-        if args.command in ("sweep", "robustness"):
-            return run_experiment(args)
-        if args.command == "predict":
-            return cmd_predict(args)
-        if args.command == "tune":
-            return cmd_tune(args)
-        return cmd_run(args)
+        with compile_notice.announce_compiles(known.method):  # a first run compiles
+            if args.command in ("sweep", "robustness"):
+                return run_experiment(args)
+            if args.command == "predict":
+                return cmd_predict(args)
+            if args.command == "tune":
+                return cmd_tune(args)
+            return cmd_run(args)
     except (DataError, ParamError, OSError) as exc:
         sys.stderr.write(f"mvc: error: {exc}\n")
         return EXIT_USAGE
