@@ -38,5 +38,5 @@ def test_cycles_dropped_in_a_worker_are_freed_in_the_gui_thread(qtbot):
     t.start()
     t.join()
     assert _Node.freed_in == []  # nothing collected in the worker
-    qtbot.waitUntil(lambda: len(_Node.freed_in) == N, timeout=5000)
+    qtbot.waitUntil(lambda: len(_Node.freed_in) == N, timeout=120_000)
     assert set(_Node.freed_in) == {threading.main_thread().name}

@@ -46,12 +46,12 @@ def test_the_window_holds_the_layout_while_a_run_computes_not_while_paused(qtbot
     held = []
     loaded.embedder.set_held = held.append
     loaded.run(paused=True)
-    qtbot.waitUntil(lambda: loaded.controller.paused, timeout=30_000)
+    qtbot.waitUntil(lambda: loaded.controller.paused, timeout=120_000)
     assert held and held[-1] is False  # paused: the layout may use the cores
     loaded.controller.resume()
-    qtbot.waitUntil(lambda: held[-1] is True, timeout=30_000)
+    qtbot.waitUntil(lambda: held[-1] is True, timeout=120_000)
     qtbot.waitUntil(lambda: not loaded.controller.running, timeout=60_000)
-    qtbot.waitUntil(lambda: held[-1] is False, timeout=30_000)
+    qtbot.waitUntil(lambda: held[-1] is False, timeout=120_000)
 
 
 def test_the_layout_child_is_held_at_its_first_frame_not_in_the_passes_before(

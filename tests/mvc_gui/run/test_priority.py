@@ -115,7 +115,7 @@ def test_every_background_thread_of_the_window_runs_below_the_gui_thread(qtbot):
 
     renderer = Renderer()
     renderer.submit(1, lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
-    qtbot.waitUntil(lambda: renderer.pending is None, timeout=10_000)
+    qtbot.waitUntil(lambda: renderer.pending is None, timeout=120_000)
     seen["render"] = renderer.take()[1]
 
     import mvc_gui.plots.embedding_parts as parts
@@ -130,7 +130,7 @@ def test_every_background_thread_of_the_window_runs_below_the_gui_thread(qtbot):
     parts.cKDTree = tree
     try:
         index = HoverIndex(np.zeros((parts.TREE_IN_THREAD, 2)))
-        qtbot.waitUntil(lambda: index._tree is not None, timeout=10_000)
+        qtbot.waitUntil(lambda: index._tree is not None, timeout=120_000)
     finally:
         parts.cKDTree = real
     seen["hover"] = built[0]

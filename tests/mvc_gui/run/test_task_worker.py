@@ -24,7 +24,7 @@ def test_a_finished_task_releases_its_arguments(qtbot):
     worker.start()
     del payload
     assert worker.join(10)
-    qtbot.waitUntil(lambda: results == ["Payload"], timeout=10_000)
+    qtbot.waitUntil(lambda: results == ["Payload"], timeout=120_000)
     gc.collect()
     assert parent.children() == [worker]  # still its parent's child...
     assert alive() is None  # ...but the argument is gone

@@ -22,7 +22,7 @@ def test_unlabelled_data_defaults_to_auto_and_shows_the_estimate(qtbot, window):
     editor = panel.form().editors["n_clusters"]
     assert panel.params()["n_clusters"] == "auto" and editor._auto.isChecked()
     panel.set_params({"max_iter": 3, "delay": 0.0})
-    with qtbot.waitSignal(window.controller.run_finished, timeout=30_000):
+    with qtbot.waitSignal(window.controller.run_finished, timeout=120_000):
         window.run()
     history = window.controller.history
     est = history.result.n_clusters_estimate
@@ -40,7 +40,7 @@ def test_estimate_now_runs_in_a_worker_and_draws(qtbot, window):
     _set_unlabelled(window, c=3)
     tool = window.tools.choose_k
     worker = tool.estimate()
-    with qtbot.waitSignal(worker.done, timeout=30_000):
+    with qtbot.waitSignal(worker.done, timeout=120_000):
         pass
     assert tool.plot.estimate["k"] == 3 and tool.plot.selected == 3
 

@@ -10,10 +10,10 @@ from mvc_gui.tools.profiles import open_profiles
 
 def test_profiles_window_table_heatmap_and_export(qtbot, loaded, tmp_path, monkeypatch):
     loaded.method_panel.set_params({"n_clusters": 3, "max_iter": 5})
-    with qtbot.waitSignal(loaded.controller.run_finished, timeout=30_000):
+    with qtbot.waitSignal(loaded.controller.run_finished, timeout=120_000):
         loaded.run()
     worker = open_profiles(loaded)
-    qtbot.waitUntil(lambda: hasattr(worker, "dialog"), timeout=20_000)
+    qtbot.waitUntil(lambda: hasattr(worker, "dialog"), timeout=120_000)
     dialog = worker.dialog
     assert dialog.table.rowCount() > 0 and dialog.image.image is not None
     assert dialog.image.image.shape[1] == 3  # features x clusters

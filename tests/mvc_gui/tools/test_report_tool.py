@@ -55,7 +55,7 @@ def test_export_writes_report_with_two_embedded_pngs(qtbot, loaded, tmp_path, mo
     row = re.search(r"<tr><td>lam<br><code>lam</code></td>(.*?)</tr>", html).group(1)
     assert "changed" in row
     assert "alpha" in html and "beta" in html  # view names from the dataset summary
-    qtbot.waitUntil(lambda: "Wrote" in loaded.stage_label.text(), timeout=30_000)
+    qtbot.waitUntil(lambda: "Wrote" in loaded.stage_label.text(), timeout=120_000)
     assert loaded.messages.level != "error"
 
 

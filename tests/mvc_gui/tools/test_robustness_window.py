@@ -36,7 +36,7 @@ def test_robustness_plots_score_and_weights_per_method(qtbot, loaded, tmp_path, 
     rw.jobs.setValue(1)
     rw.start_button.click()
     assert rw.running
-    qtbot.waitUntil(lambda: not rw.running, timeout=30_000)
+    qtbot.waitUntil(lambda: not rw.running, timeout=120_000)
     assert "Finished: 8 of 8" in rw.status.text()
     assert rw.score.currentText() == "acc"
     x, y = rw.curves["fake"].getData()

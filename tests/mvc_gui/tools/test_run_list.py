@@ -14,7 +14,7 @@ from tests.conftest import make_blobs_views
 
 def _run(qtbot, win, **params):
     win.method_panel.set_params({"max_iter": 5, "delay": 0.0, **params})
-    with qtbot.waitSignal(win.controller.run_finished, timeout=15_000):
+    with qtbot.waitSignal(win.controller.run_finished, timeout=120_000):
         win.run()
     return win.controller.history
 
@@ -29,7 +29,7 @@ def test_runs_fill_the_list_as_they_finish_or_stop(qtbot, loaded):
     loaded.method_panel.set_params({"max_iter": 1000, "delay": 0.05, "random_state": 9})
     loaded.run()
     qtbot.waitUntil(lambda: loaded.controller.history.labels is not None, timeout=60_000)
-    with qtbot.waitSignal(loaded.controller.run_stopped, timeout=2000):
+    with qtbot.waitSignal(loaded.controller.run_stopped, timeout=120_000):
         loaded.stop()
     assert [e.number for e in panel.entries] == [1, 2]
     first, second = _cells(panel, 0), _cells(panel, 1)
@@ -151,7 +151,7 @@ def test_use_parameters_and_refusals(threads, qtbot, loaded):
     loaded.run()
     assert not panel.show_entry(panel.entries[0])
     assert "run is in progress" in loaded.messages.text
-    with qtbot.waitSignal(loaded.controller.run_stopped, timeout=2000):
+    with qtbot.waitSignal(loaded.controller.run_stopped, timeout=120_000):
         loaded.stop()
     # runs made on other data are greyed and cannot be shown
     views, labels = make_blobs_views(n=60, c=3, dims=(4, 6))
@@ -174,7 +174,7 @@ def test_consensus_of_selected_runs_is_a_run_of_its_own(threads, qtbot, loaded, 
     panel.select_numbers([1, 2, 3])
     assert panel.buttons["consensus"].isEnabled()
     assert panel.consensus_selected() is not None
-    qtbot.waitUntil(lambda: len(panel.entries) == 4, timeout=20_000)
+    qtbot.waitUntil(lambda: len(panel.entries) == 4, timeout=120_000)
     entry = panel.entries[-1]
     assert entry.history.method == "consensus" and entry.result.params["runs"] == [1, 2, 3]
     assert (

@@ -37,7 +37,7 @@ def _open_data(qtbot, win, path):
 
 def _run(qtbot, win, **params):
     win.method_panel.set_params({"max_iter": 5, "delay": 0.0, **params})
-    with qtbot.waitSignal(win.controller.run_finished, timeout=15_000):
+    with qtbot.waitSignal(win.controller.run_finished, timeout=120_000):
         win.run()
     return win.controller.history
 
@@ -82,7 +82,7 @@ def test_round_trip_restores_data_choices_method_and_runs(qtbot, saved, second):
     assert record["format"] == "mvc-studio-session" and record["version"] == 1
     assert record["data"]["relative_path"] == "tiny.npz"
     assert record["method"]["seed"] == 11
-    with qtbot.waitSignal(second.tools.sessions.restored, timeout=15_000) as blocker:
+    with qtbot.waitSignal(second.tools.sessions.restored, timeout=120_000) as blocker:
         second.tools.sessions.open(str(path))
     assert blocker.args == [[]]  # no warnings
     s = second.session
@@ -145,7 +145,7 @@ def test_unknown_version_is_refused(qtbot, saved, second):
 def test_changed_data_warns_and_skips_the_runs(qtbot, saved, second):
     _first, path = saved
     _write_data(path.parent, n=120)
-    with qtbot.waitSignal(second.tools.sessions.restored, timeout=15_000) as blocker:
+    with qtbot.waitSignal(second.tools.sessions.restored, timeout=120_000) as blocker:
         second.tools.sessions.open(str(path))
     (warning,) = blocker.args[0]
     assert "90 samples then, 120 now" in warning
@@ -174,7 +174,7 @@ def test_demo_session_and_unsaveable_data(qtbot, window, loaded, tmp_path, secon
     qtbot.waitUntil(lambda: window.messages.level == "error", timeout=60_000)
     assert "Could not write the session" in window.messages.text
     assert state.source.kind == "demo" and state.source.demo == "two_moons"
-    with qtbot.waitSignal(second.tools.sessions.restored, timeout=15_000):
+    with qtbot.waitSignal(second.tools.sessions.restored, timeout=120_000):
         second.tools.sessions.open(str(target))
     assert second.session.dataset.source == "demo:two_moons"
 

@@ -50,7 +50,7 @@ def _run_to_end(qtbot, win, method, **params):
     win.method_panel.refresh_methods()
     win.method_panel.set_method(method)
     win.method_panel.set_params(params)
-    with qtbot.waitSignal(win.controller.run_finished, timeout=20_000):
+    with qtbot.waitSignal(win.controller.run_finished, timeout=120_000):
         assert win.run() is not None
     return win.controller.history
 
@@ -129,12 +129,13 @@ def test_step_button_runs_one_iteration_and_explains_it(qtbot, loaded):
     loaded.method_panel.set_params({"n_clusters": 3, "max_iter": 30})
     panel.step_button.click()
     c = loaded.controller
-    qtbot.waitUntil(lambda: c.history is not None and len(c.history.snapshots) == 1, timeout=20_000)
-    qtbot.waitUntil(lambda: panel.highlighted_stage == "iterating", timeout=30_000)
+    one = lambda: c.history is not None and len(c.history.snapshots) == 1  # noqa: E731
+    qtbot.waitUntil(one, timeout=120_000)
+    qtbot.waitUntil(lambda: panel.highlighted_stage == "iterating", timeout=120_000)
     assert c.paused and "Iteration 1 just ran" in panel.narration.text()
     assert panel.slider.isEnabled()  # paused: the recorded iterations can be browsed
     panel.step_button.click()
-    qtbot.waitUntil(lambda: "Iteration 2 just ran" in panel.narration.text(), timeout=20_000)
+    qtbot.waitUntil(lambda: "Iteration 2 just ran" in panel.narration.text(), timeout=120_000)
     assert len(c.history.snapshots) == 2 and c.paused
     c.stop()
 
@@ -177,7 +178,7 @@ def test_play_advances_to_the_end_and_a_new_run_leaves_playback(qtbot, loaded):
     assert panel.index == panel.slider.value() == panel.slider.maximum() == 6
     assert panel.live_button.isEnabled()
     loaded.method_panel.set_params({"max_iter": 40, "delay": 0.02})
-    with qtbot.waitSignal(loaded.controller.run_started, timeout=30_000):
+    with qtbot.waitSignal(loaded.controller.run_started, timeout=120_000):
         loaded.run()
     assert panel.index is None and not panel.slider.isEnabled()
     assert not loaded.presenter._pb_items[0].isVisible()

@@ -158,7 +158,7 @@ def test_warnings_never_hide_the_views_table(qtbot, window, n_views):
     _load(window, ds)
     panel = window.dataset_panel
     table = panel.table
-    qtbot.waitUntil(lambda: _visible_rows(table) >= min(n_views, 4), timeout=10_000)
+    qtbot.waitUntil(lambda: _visible_rows(table) >= min(n_views, 4), timeout=120_000)
     # the warnings are all there, in a box of bounded height that scrolls
     assert panel.notes.isVisible() and "&#9888;" in panel.warnings.text()
     assert all(w[:40] in panel.warnings.text() for w in warnings)
@@ -190,7 +190,7 @@ def test_the_panel_alone_keeps_its_rows_however_small(qtbot):
     panel.set_session(DataSession(ds), ds.summary())
     panel.resize(300, 120)  # smaller than it can be: the layout keeps its minimum
     panel.show()
-    qtbot.waitUntil(lambda: panel.table.viewport().height() > 0, timeout=10_000)
+    qtbot.waitUntil(lambda: panel.table.viewport().height() > 0, timeout=120_000)
     assert _visible_rows(panel.table) >= 4
     assert panel.notes.height() <= panel.notes.maximumHeight()
 
@@ -244,7 +244,7 @@ def test_weights_axis_names_every_view_at_any_width(qtbot, width):
     plot.show()
     plot.set_views(LONG_NAMES)
     plot.set_weights(np.linspace(0.1, 0.3, 6), animate=False)
-    qtbot.waitUntil(lambda: len(_drawn_ticks(plot)) == 6, timeout=10_000)
+    qtbot.waitUntil(lambda: len(_drawn_ticks(plot)) == 6, timeout=120_000)
     for shown, name in zip(_drawn_ticks(plot), LONG_NAMES, strict=True):
         assert _names(shown, name), (shown, name)
     if width >= 700:

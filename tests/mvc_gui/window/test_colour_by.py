@@ -53,7 +53,7 @@ def _show(qtbot, win, ds):
 
 def _run(qtbot, win, **params):
     win.method_panel.set_params({"max_iter": 4, "delay": 0.0, **params})
-    with qtbot.waitSignal(win.controller.run_finished, timeout=30_000):
+    with qtbot.waitSignal(win.controller.run_finished, timeout=120_000):
         win.run()
     return win.controller.history
 

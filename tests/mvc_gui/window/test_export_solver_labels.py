@@ -34,7 +34,7 @@ def test_gui_labels_csv_equals_cli(
     window.method_panel.refresh_methods()
     window.method_panel.set_method("fake_rotating")
     window.method_panel.set_params({"n_clusters": 3, "max_iter": 8, "delay": 0.0})
-    with qtbot.waitSignal(window.controller.run_finished, timeout=20_000):
+    with qtbot.waitSignal(window.controller.run_finished, timeout=120_000):
         window.run()
     gui_csv = tmp_path / "gui.csv"
     monkeypatch.setattr(window, "ask_save_path", lambda *a: str(gui_csv))

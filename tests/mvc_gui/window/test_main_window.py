@@ -96,7 +96,7 @@ def test_run_to_completion_updates_every_plot(qtbot, loaded, tmp_path):
     assert "Finished" in loaded.stage_label.text()
     assert loaded.progress.value() == 1000
     # the layout arrives from its own worker and is cached per representation
-    qtbot.waitUntil(lambda: not loaded.embedder.busy, timeout=30_000)
+    qtbot.waitUntil(lambda: not loaded.embedder.busy, timeout=120_000)
     assert p["embedding"].xy.shape == (150, 2)
     from mvc_gui.run.workers import layout_key
 
@@ -142,10 +142,10 @@ def test_export_labels_run_and_selection(qtbot, loaded, tmp_path, monkeypatch):
 def test_stop_mid_run_and_stale_parameters(qtbot, loaded):
     loaded.method_panel.set_params({"max_iter": 1000, "delay": 0.05})
     loaded.run()
-    qtbot.waitUntil(lambda: len(loaded.controller.history.iterations) >= 2, timeout=30_000)
+    qtbot.waitUntil(lambda: len(loaded.controller.history.iterations) >= 2, timeout=120_000)
     loaded.method_panel.set_params({"lam": 10.0})
     assert loaded.stale and loaded.messages.level == "info"
-    with qtbot.waitSignal(loaded.controller.run_stopped, timeout=500):
+    with qtbot.waitSignal(loaded.controller.run_stopped, timeout=120_000):
         loaded.stop_action.trigger()
     assert loaded.run_action.isEnabled() and not loaded.stop_action.isEnabled()
     assert "stopped" in loaded.results_panel.status.text()
@@ -156,7 +156,7 @@ def test_stop_mid_run_and_stale_parameters(qtbot, loaded):
 
 def test_run_error_shows_message_with_details(qtbot, loaded):
     loaded.method_panel.set_params({"fail_at": 2})
-    with qtbot.waitSignal(loaded.controller.run_failed, timeout=30_000):
+    with qtbot.waitSignal(loaded.controller.run_failed, timeout=120_000):
         loaded.run()
     assert loaded.messages.level == "error" and "fake failure" in loaded.messages.text
     assert "Traceback" in loaded.messages.details
@@ -190,7 +190,7 @@ def test_settings_persist_method_params(qtbot, qsettings, window):
 def test_close_during_run_is_clean(qtbot, loaded):
     loaded.method_panel.set_params({"max_iter": 1000, "delay": 0.05})
     loaded.run()
-    qtbot.waitUntil(lambda: bool(loaded.controller.history.iterations), timeout=30_000)
+    qtbot.waitUntil(lambda: bool(loaded.controller.history.iterations), timeout=120_000)
     loaded.close()
     qtbot.wait(50)
     assert not [t for t in threading.enumerate() if t.name.endswith("SolverWorker")]
@@ -204,7 +204,7 @@ def test_linked_selection_from_embedding_and_confusion(qtbot, loaded):
 
     with qtbot.waitSignal(loaded.controller.run_finished, timeout=60_000):
         loaded.run()
-    qtbot.waitUntil(lambda: loaded.plots["embedding"].xy is not None, timeout=30_000)
+    qtbot.waitUntil(lambda: loaded.plots["embedding"].xy is not None, timeout=120_000)
     emb = loaded.plots["embedding"]
     xy = emb.xy
     x0, x1 = np.percentile(xy[:, 0], [0, 50])

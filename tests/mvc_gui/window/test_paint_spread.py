@@ -24,7 +24,7 @@ def test_one_deferred_update_per_pass_newest_replaces(qtbot):
     spread.defer("heat", update("heat"))
     spread.defer("labels", update("labels v2"))  # replaces v1, now after the heat map
     assert ran == []  # nothing inside the caller's pass
-    qtbot.waitUntil(lambda: len(ran) == 2, timeout=2000)
+    qtbot.waitUntil(lambda: len(ran) == 2, timeout=120_000)
     assert ran == ["heat", "labels v2"]
     assert pending_then == [("labels",), ()]  # each ran in its own timer pass
 
