@@ -18,7 +18,7 @@ import json
 import os
 import platform
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -181,9 +181,10 @@ class RunResult:
         return [str(i) for i in range(1, self.labels.size + 1)]
 
     def to_json(self) -> str:
-        record = asdict(self)
-        for key in ("transforms", "prediction"):  # arrays: beside the record (write_run)
-            record.pop(key)
+        # the transforms and the prediction model are arrays: beside the record (write_run),
+        # not deep-copied into it first
+        skip = ("transforms", "prediction")
+        record = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in skip}
         record["n_samples"] = int(self.labels.size)
         record["format"] = "mvc-studio-run/1"
         return json.dumps(_jsonable(record), indent=2)
