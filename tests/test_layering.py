@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 QT = ("PySide6", "pyqtgraph", "superqt", "shiboken6")
 
 #: core layers, bottom first: a module may import its own layer and the ones before it
-CORE_LAYERS = ("data", "numerics", "methods", "records", "experiments", "cli")
+CORE_LAYERS = ("data", "numerics", "methods", "records", "experiments", "analysis", "cli")
 #: mvc_gui packages, bottom first (the entry point ``app`` and ``__main__`` may import all)
 GUI_LAYERS = ("model", "run", "plots", "panels", "tools", "window")
 #: what a method package (core/methods/<name>/) may import besides itself

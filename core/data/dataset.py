@@ -22,6 +22,7 @@ __all__ = [
     "View",
     "check_observed",
     "check_views",
+    "column_kind",
     "detail",
     "encode_labels",
     "error_text",
@@ -81,6 +82,19 @@ def encode_labels(labels: Sequence[object] | np.ndarray) -> tuple[np.ndarray, li
     arr = np.asarray(labels).ravel()
     classes, codes = np.unique(arr, return_inverse=True)
     return codes.astype(np.int64), [_class_name(c) for c in classes]
+
+
+def column_kind(values: Sequence[object] | np.ndarray) -> str:
+    """``"numeric"``, or ``"categorical"`` for text or a number column with few distinct
+    integral values (at most 20, and at most half the rows): how every part of the project
+    (colours, reference labels, the association table) reads a metadata column."""
+    values = np.asarray(values)
+    if values.dtype.kind not in "biuf":
+        return "categorical"
+    finite = values[np.isfinite(values)]
+    few = np.unique(finite).size <= min(20, max(2, values.shape[0] // 2))
+    integral = bool(np.all(finite == np.round(finite)))
+    return "categorical" if few and integral else "numeric"
 
 
 def _class_name(value: object) -> str:
@@ -441,17 +455,7 @@ class MultiViewDataset:
     def metadata_columns(self) -> dict[str, str]:
         """Metadata column name -> kind: ``"numeric"``, or ``"categorical"`` (text, or a number
         column with few distinct values: usable as reference labels or colours)."""
-        kinds = {}
-        for key, column in self.metadata.items():
-            values = np.asarray(column)
-            if values.dtype.kind in "US":
-                kinds[key] = "categorical"
-            else:
-                finite = values[np.isfinite(values)]
-                few = np.unique(finite).size <= min(20, max(2, self.n_samples // 2))
-                integral = bool(np.all(finite == np.round(finite)))
-                kinds[key] = "categorical" if few and integral else "numeric"
-        return kinds
+        return {key: column_kind(column) for key, column in self.metadata.items()}
 
     def metadata_column(self, key: str) -> np.ndarray:
         """One metadata column, one value per sample in dataset order (NaN or "" when the
