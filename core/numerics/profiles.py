@@ -27,11 +27,16 @@ moments pass). With at most :data:`STREAM_RANK_ROWS` observed rows this is exact
 AUC, p and q as in memory); with more, the AUC, p and q come from a fixed random subsample of
 :data:`STREAM_RANK_ROWS` observed rows (seed 0, the same rows for every feature and cluster),
 which bounds the number of passes. ``ViewProfile.rank_samples`` says how many rows they used.
+
+:func:`profile_steps` yields the means and effect sizes first (one product: fast), then the
+progress of the rank statistics; :func:`profile_view` runs it to its end. Any two groups of
+samples (a selection against the rest, or group A against group B: ``core.analysis.compare``)
+are profiled as two clusters, the samples in neither left out through ``observed``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,13 +45,17 @@ from scipy.special import ndtr
 
 from core.data.blocks import is_source
 from core.data.dataset import View
+from core.numerics.steps import drain
 
 __all__ = [
     "RANK_PASS_ENTRIES",
     "STREAM_RANK_ROWS",
+    "ProfileStep",
     "ViewProfile",
     "bh_qvalues",
+    "profile_steps",
     "profile_view",
+    "rank_sum_steps",
     "rank_sums",
 ]
 
@@ -86,9 +95,16 @@ def rank_sums(
     """(c, d) rank sums of each cluster per feature (average ranks over all n samples) and
     (d,) tie terms sum(t^3 - t) per feature. ``rows``: rank only these rows of ``x`` (the
     samples that have the view; ``labels`` still has one entry per row of ``x``)."""
+    return drain(rank_sum_steps(x, labels, n_clusters, rows))
+
+
+def rank_sum_steps(
+    x: View, labels: np.ndarray, n_clusters: int, rows: np.ndarray | None = None
+) -> Generator[float, None, tuple[np.ndarray, np.ndarray]]:
+    """:func:`rank_sums`, yielding the share of the columns done after each block."""
     labels = np.asarray(labels, dtype=np.int64)
     if not sp.issparse(x):
-        return _dense_rank_sums(np.asarray(x), labels, n_clusters, rows)
+        return (yield from _dense_rank_sums(np.asarray(x), labels, n_clusters, rows))
     if rows is not None:
         x, labels = x[rows], labels[rows]
     n, d = x.shape
@@ -128,12 +144,13 @@ def rank_sums(
         gcol = cols[new]
         t = gsize.astype(np.float64)
         ties[lo:hi] = np.bincount(gcol, weights=t**3 - t, minlength=w) + (zeros**3 - zeros)
+        yield hi / d
     return sums, ties
 
 
 def _dense_rank_sums(
     x: np.ndarray, labels: np.ndarray, c: int, rows: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray]:
+) -> Generator[float, None, tuple[np.ndarray, np.ndarray]]:
     """Dense views: column blocks sorted along the samples (no per-entry keys); ``rows``: only
     these rows (read per block, the view is not copied)."""
     if rows is not None:
@@ -165,6 +182,7 @@ def _dense_rank_sums(
         t = gsize.astype(np.float64)
         gcol = starts // n
         ties[lo : lo + w] = np.bincount(gcol, weights=t**3 - t, minlength=w)
+        yield (lo + w) / d
     return sums, ties
 
 
@@ -223,6 +241,11 @@ class ViewProfile:
         return order[np.isfinite(e[order])]
 
 
+#: what :func:`profile_steps` yields: the share done, and the profile with its means and
+#: effect sizes only (AUC, p and q NaN) once, as soon as they are known, else None
+ProfileStep = tuple[float, "ViewProfile | None"]
+
+
 def profile_view(
     x: View,
     labels: Sequence[int] | np.ndarray,
@@ -236,6 +259,24 @@ def profile_view(
     (0..c-1). ``observed``: (n,) bool, the samples that have the view (None: all); every
     statistic is over those only. ``rank_rows``, ``seed``: the row subsample of the rank
     statistics of a row-block view with more observed rows (see the module docstring)."""
+    return drain(profile_steps(x, labels, n_clusters, observed, rank_rows=rank_rows, seed=seed))
+
+
+def profile_steps(
+    x: View,
+    labels: Sequence[int] | np.ndarray,
+    n_clusters: int | None = None,
+    observed: np.ndarray | None = None,
+    *,
+    rank_rows: int | None = None,
+    seed: int = 0,
+) -> Generator[ProfileStep, None, ViewProfile]:
+    """:func:`profile_view` step by step: first ``(fraction, profile)`` with the means and
+    effect sizes only (one product per view: fast), then ``(fraction, None)`` as the rank
+    statistics proceed by blocks of columns; returns the whole profile.
+
+    Any two groups of samples are two "clusters": label them 0 and 1 and leave every other
+    sample out through ``observed`` (a sample left out counts nowhere)."""
     labels = np.asarray(labels, dtype=np.int64)
     c = int(n_clusters or labels.max() + 1)
     n = labels.size
@@ -250,25 +291,41 @@ def profile_view(
             rows = np.flatnonzero(obs)
     if is_source(x):
         limit = STREAM_RANK_ROWS if rank_rows is None else int(rank_rows)
-        return _profile_source(x, labels, c, rows, limit, seed)
+        return (yield from _profile_source(x, labels, c, rows, limit, seed))
     if rows is not None and sp.issparse(x):  # a CSR copy of the observed rows: nnz-bounded
         x, labels, rows = x[rows], labels[rows], None
     s1, s2 = _moments(x, labels, c, rows)
-    sums, ties = rank_sums(x, labels, c, rows)
     counts = np.bincount(labels if rows is None else labels[rows], minlength=c)
-    return _statistics(s1, s2, counts.astype(np.float64), sums, ties, counts.astype(np.float64))
+    counts = counts.astype(np.float64)
+    yield 0.0, _statistics(s1, s2, counts)
+    sums, ties = yield from _no_partial(rank_sum_steps(x, labels, c, rows))
+    return _statistics(s1, s2, counts, sums, ties, counts)
+
+
+def _no_partial(
+    steps: Generator[float, None, object], lo: float = 0.0, hi: float = 1.0
+) -> Generator[ProfileStep, None, object]:
+    """Re-yield a generator of fractions (mapped into [lo, hi]) as profile steps without a
+    partial profile; return what it returns."""
+    while True:
+        try:
+            frac = next(steps)
+        except StopIteration as stop:
+            return stop.value
+        yield lo + (hi - lo) * frac, None
 
 
 def _statistics(
     s1: np.ndarray,
     s2: np.ndarray,
     counts: np.ndarray,
-    sums: np.ndarray,
-    ties: np.ndarray,
-    rank_counts: np.ndarray,
+    sums: np.ndarray | None = None,
+    ties: np.ndarray | None = None,
+    rank_counts: np.ndarray | None = None,
 ) -> ViewProfile:
     """The profile from per-cluster sums (``counts`` samples per cluster) and rank sums (over
-    ``rank_counts`` samples per cluster: the same, or a row subsample)."""
+    ``rank_counts`` samples per cluster: the same, or a row subsample). Without rank sums:
+    the means and effect sizes only, AUC, p and q NaN (``rank_samples`` None)."""
     n = int(counts.sum())
     rest = np.maximum(n - counts, 1)[:, None]
     nk = np.maximum(counts, 1)[:, None]
@@ -279,6 +336,19 @@ def _statistics(
     pooled = np.sqrt((nk * var_in + rest * var_out) / (nk + rest))
     with np.errstate(divide="ignore", invalid="ignore"):
         effect = np.where(pooled > 0, (mean_in - mean_out) / pooled, 0.0)
+    mean_all = t1 / max(n, 1)
+    sd_all = np.sqrt(np.maximum(t2 / max(n, 1) - mean_all**2, 0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        std_means = np.where(sd_all > 0, (mean_in - mean_all) / sd_all, 0.0)
+    empty, alone = counts == 0, counts == n  # no sample of the cluster / none outside it
+    if empty.any() or alone.any():
+        mean_in[empty], mean_out[alone] = np.nan, np.nan
+        effect[empty | alone], std_means[empty] = 0.0, 0.0
+    n_in = counts.astype(np.int64)
+    if sums is None or ties is None or rank_counts is None:
+        nan = np.full(s1.shape, np.nan)
+        return ViewProfile(mean_in, mean_out, effect, nan, nan.copy(), nan.copy(), std_means,
+                           n_in, n - n_in, None)  # fmt: skip
     m = int(rank_counts.sum())
     nr = rank_counts[:, None]
     no = m - nr
@@ -289,15 +359,6 @@ def _statistics(
         z = np.where(var > 0, (u - mu) / np.sqrt(np.maximum(var, 1e-300)), 0.0)
         auc = np.where(no * nr > 0, u / (nr * no), 0.5)
     p = np.minimum(2 * ndtr(-np.abs(z)), 1.0)
-    mean_all = t1 / max(n, 1)
-    sd_all = np.sqrt(np.maximum(t2 / max(n, 1) - mean_all**2, 0))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        std_means = np.where(sd_all > 0, (mean_in - mean_all) / sd_all, 0.0)
-    empty, alone = counts == 0, counts == n  # no sample of the cluster / none outside it
-    if empty.any() or alone.any():
-        mean_in[empty], mean_out[alone] = np.nan, np.nan
-        effect[empty | alone], std_means[empty] = 0.0, 0.0
-    n_in = counts.astype(np.int64)
     return ViewProfile(mean_in, mean_out, effect, auc, p, bh_qvalues(p), std_means,
                        n_in, n - n_in, m)  # fmt: skip
 
@@ -322,9 +383,10 @@ def _column_groups(d: int, rows: int, sparse: bool, nnz: np.ndarray) -> list[tup
 
 def _profile_source(
     src: object, labels: np.ndarray, c: int, rows: np.ndarray | None, rank_rows: int, seed: int
-) -> ViewProfile:
-    """:func:`profile_view` of a row-block source: one pass for the sums (and the first
-    column group of the ranks), then one pass per further column group."""
+) -> Generator[ProfileStep, None, ViewProfile]:
+    """:func:`profile_steps` of a row-block source: one pass for the sums (and the first
+    column group of the ranks; the first half of the progress), then one pass per further
+    column group."""
     n, d = (int(s) for s in src.shape)
     sparse = bool(getattr(src, "sparse", False))
     keep = None
@@ -355,8 +417,10 @@ def _profile_source(
                 nnz += np.count_nonzero(blk, axis=0)
         if first is not None:
             gathered.append(_rank_part(block, start, stop, ranked, first, sparse))
+        yield 0.5 * stop / max(n, 1), None
     counts = np.bincount(labels[observed], minlength=c).astype(np.float64)
     rank_counts = np.bincount(rank_labels, minlength=c).astype(np.float64)
+    yield 0.5, _statistics(s1, s2, counts)
     sums, ties = np.zeros((c, d)), np.zeros(d)
     if pick.size:
         scale = pick.size / max(observed.size, 1)
@@ -368,6 +432,7 @@ def _profile_source(
             part = sp.vstack(gathered, format="csr") if sparse else np.vstack(gathered)
             sums[:, lo:hi], ties[lo:hi] = rank_sums(part, rank_labels, c)
             gathered = []
+            yield 0.5 + 0.5 * hi / d, None
     return _statistics(s1, s2, counts, sums, ties, rank_counts)
 
 

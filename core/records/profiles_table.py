@@ -25,6 +25,7 @@ from core.numerics.profiles import ViewProfile, profile_view
 __all__ = [
     "ProfileRow",
     "cluster_profiles",
+    "directions",
     "feature_names_of",
     "profile_rows",
     "profiles_csv_text",
@@ -117,7 +118,15 @@ def cluster_profiles(
 
 def _direction(effect: float, auc: float) -> str:
     """ "higher" or "lower" in the cluster: the sign of d (of AUC - 1/2 when d is 0)."""
-    return "higher" if effect > 0 or (effect == 0 and auc > 0.5) else "lower"
+    return str(directions(np.array([effect]), np.array([auc]))[0])
+
+
+def directions(effect: np.ndarray, auc: np.ndarray) -> np.ndarray:
+    """Per feature "higher" or "lower" in the group than outside it: the sign of d (of
+    AUC - 1/2 when d is 0; "lower" when both are silent)."""
+    effect, auc = np.asarray(effect), np.asarray(auc)
+    higher = (effect > 0) | ((effect == 0) & (auc > 0.5))
+    return np.where(higher, "higher", "lower")
 
 
 def profile_rows(ds: MultiViewDataset, labels: np.ndarray, top: int = 10) -> list[ProfileRow]:

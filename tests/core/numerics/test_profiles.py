@@ -176,3 +176,31 @@ def test_stored_zeros_of_a_sparse_view_tie_with_the_implicit_ones():
     explicit.data[::3] = 0.0  # stored entries holding 0 (as some files keep them)
     dense = explicit.toarray()
     np.testing.assert_array_equal(profile_view(explicit, labels).p, profile_view(dense, labels).p)
+
+
+@pytest.mark.parametrize("kind", ["dense", "sparse", "source"])
+def test_profile_steps_give_the_effect_sizes_first_then_the_same_profile(kind):
+    x, labels = _planted()
+    seen = np.random.default_rng(3).random(labels.size) > 0.1
+    view = {"dense": x, "sparse": sp.csr_matrix(np.round(np.abs(x))),
+            "source": ArraySource(x, block_rows=50)}[kind]  # fmt: skip
+    steps = profiles.profile_steps(view, labels, observed=seen)
+    partials, fractions = [], []
+    while True:
+        try:
+            frac, partial = next(steps)
+        except StopIteration as stop:
+            full = stop.value
+            break
+        fractions.append(frac)
+        if partial is not None:
+            partials.append(partial)
+    assert len(partials) == 1 and fractions == sorted(fractions)
+    first = partials[0]
+    assert np.isnan(first.auc).all() and np.isnan(first.q).all() and first.rank_samples is None
+    np.testing.assert_array_equal(first.effect, full.effect)
+    np.testing.assert_array_equal(first.mean_in, full.mean_in)
+    for f in FIELDS:
+        np.testing.assert_array_equal(
+            getattr(full, f), getattr(profile_view(view, labels, observed=seen), f)
+        )
