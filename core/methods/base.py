@@ -31,6 +31,7 @@ from core.methods.states import (
     seed_streams,
     sklearn_seed,
 )
+from core.numerics.empty_clusters import fill_empty_clusters
 from core.numerics.precision import DTYPES, resolve_dtype
 from core.numerics.row_space import RowSpace, describe, is_wide, reduce_wide
 
@@ -278,6 +279,12 @@ class BaseSolver(ClusterMixin, BaseEstimator):
             self._check_input(xs)
             run = self._run(xs, rep) if mask is None else self._run_incomplete(xs, mask, rep)
             result = yield from run
+            result.labels, notes = fill_empty_clusters(
+                result.labels, int(self.n_clusters), xs, mask, self.random_state
+            )
+            for note in notes:  # shown as a progress message and logged
+                _log.warning("%s", note)
+                yield rep.stage("postprocess", 1.0, note)
         finally:
             if auto:
                 self.n_clusters = "auto"
