@@ -38,6 +38,7 @@ from core.data.dataset import DataError, MultiViewDataset
 from core.data.preprocessing import AUTO_RULES
 from core.methods.params import ParamError
 from core.methods.states import IterationState, normalized_weights
+from core.records.k_estimate import describe_estimate
 
 if TYPE_CHECKING:  # the records import numba: in the commands that write them, not for --help
     from core.records.runs import RunResult
@@ -306,8 +307,7 @@ def _print_summary(result: RunResult, solver: object, out: TextIO) -> None:
         )
     if est := result.n_clusters_estimate:
         out.write(
-            f"number of clusters: estimated {est['k']} (runner-up {est['runner_up']}; "
-            f"eigengap candidates {est['candidates']}, {est['seconds']:.2f} s)\n"
+            f"number of clusters estimated: {describe_estimate(est)} ({est['seconds']:.2f} s)\n"
         )
     sizes = np.bincount(result.labels)
     out.write(f"cluster sizes: {sizes.tolist()}\n")

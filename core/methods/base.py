@@ -268,12 +268,13 @@ class BaseSolver(ClusterMixin, BaseEstimator):
                 # imported here: it pulls in numba kernels and scikit-learn, which a solver
                 # child process that never estimates k should not pay for at start-up
                 from core.numerics.n_clusters import estimate_n_clusters
+                from core.records.k_estimate import describe_estimate
 
                 yield rep.stage("init", 0.0, "estimating the number of clusters")
                 full = xs if mask is None else [x[mask.all(axis=1)] for x in xs]
                 estimate = estimate_n_clusters(full, self.random_state)
                 self.n_clusters = estimate.k
-                msg = f"estimated {estimate.k} clusters (runner-up {estimate.runner_up})"
+                msg = f"estimated the number of clusters: {describe_estimate(estimate.to_dict())}"
                 yield rep.stage("init", 0.0, msg)
             self.resolved_params_ = self._resolve_params(xs, mask)  # after k is known
             self._check_input(xs)

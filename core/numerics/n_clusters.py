@@ -1,16 +1,28 @@
-"""Estimating the number of clusters without labels from the multi-view anchor graph.
+"""Estimating the number of clusters without labels from multi-view anchor graphs.
 
 The normalised sample graph of an anchor graph Z (n x m, rows summing to 1) is
 S = Z Δ⁻¹ Zᵀ with Δ = diag(1ᵀZ); its non-zero eigenvalues are those of the m x m matrix
 Δ^-1/2 ZᵀZ Δ^-1/2, so the spectrum costs O(n m²) to form and O(m³) to decompose at any n.
 k well-separated clusters give k eigenvalues near 1 and a gap after them (the eigengap
-heuristic). The largest gaps are candidates; each candidate's spectral embedding is then
-clustered on random subsamples (mean pairwise ARI on the shared rows: stability). Among the
-candidates with a gap at least half the largest, the largest stable k wins.
+heuristic, as in SNF's ``get_n_clusters``).
+
+One graph of 64 anchors cannot show more than a few dozen clusters, and its largest gap is
+most often the first one (k = 2, 3: the estimate was biased low). So the graph is built at
+several scales, m = 64, 128, ... up to min(1024, n / 2) anchors; at scale m a gap is read only
+for k <= m / 4 (a cluster needs a few anchors of its own), divided by that scale's largest gap,
+and the scales that can see k are averaged: a drop that stays at several resolutions is
+structure, one that comes and goes is noise. The score is multiplied by k^0.2, a mild
+counterweight to the first gaps being the largest. The highest scores are the candidates;
+each candidate's spectral embedding is clustered on random subsamples (mean pairwise ARI on
+the shared rows: stability, as consensus clustering's resampling does). Among candidates
+scoring at least 0.7 of the best, the largest stable k is ranked first (a smaller stable k is
+usually a merge of clusters). The thresholds were chosen leave-one-file-out on the shared
+labelled files and two constructions with 40 and 100 clusters (docs/benchmarks/choose_k.md).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -24,18 +36,42 @@ from core.numerics.graphs import normalize_anchor_graph, pkn_anchor_graph
 from core.numerics.kmeans import kmeans_labels
 from core.numerics.metrics import adjusted_rand
 from core.numerics.steps import drain
+from core.records.k_estimate import describe_estimate, ranked_candidates
 
-__all__ = ["KEstimate", "anchor_graph_spectrum", "choose_candidate", "estimate_n_clusters"]
+__all__ = [
+    "KEstimate",
+    "anchor_graph_spectrum",
+    "anchor_scales",
+    "choose_candidate",
+    "describe_estimate",
+    "estimate_n_clusters",
+    "gap_score_curve",
+    "rank_candidates",
+    "ranked_candidates",
+]
+
+#: largest anchor count of the multi-scale spectrum (an eigendecomposition of m x m)
+MAX_ANCHORS = 1024
+#: at scale m (> the smallest) a gap is read for k <= m / SCALE_SHARE
+SCALE_SHARE = 4
+#: largest k ever proposed (1024 / 4); also at most n / 5
+MAX_K = MAX_ANCHORS // SCALE_SHARE
 
 
 @dataclass
 class KEstimate:
     """The estimated number of clusters and the evidence behind it.
 
-    k : the estimate; runner_up : the second-best candidate;
-    eigenvalues : the normalised anchor-graph spectrum, descending (eigenvalues[0] = 1);
-    candidates : the k values that were compared; gaps : eigenvalue gap after each candidate;
-    stability : mean pairwise ARI of subsample clusterings per candidate; seconds : time spent.
+    k : the estimate; runner_up : the second candidate; ranked : the candidates, best first
+    (``ranked[0] == k``); scores : the gap score of each ranked candidate (1 = the best);
+    eigenvalues : the normalised anchor-graph spectrum of the scale k is read at, descending
+    (eigenvalues[0] = 1); curve, curve_k0 : the gap score of k = curve_k0, curve_k0 + 1, ...
+    (what the candidates are the peaks of); scales : the anchor counts used;
+    candidates, gaps, stability : the candidates in score order with their score and
+    stability (mean pairwise ARI of subsample clusterings); seconds : time spent.
+
+    Records written before the multi-scale estimator have no ranked / scores / curve /
+    scales: :meth:`ranked_or_legacy` reads both.
     """
 
     k: int
@@ -45,6 +81,11 @@ class KEstimate:
     gaps: list[float] = field(default_factory=list)
     stability: list[float] = field(default_factory=list)
     seconds: float = 0.0
+    ranked: list[int] = field(default_factory=list)
+    scores: list[float] = field(default_factory=list)
+    curve: list[float] = field(default_factory=list)
+    curve_k0: int = 2
+    scales: list[int] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {
@@ -55,6 +96,11 @@ class KEstimate:
             "gaps": [float(g) for g in self.gaps],
             "stability": [float(s) for s in self.stability],
             "seconds": float(self.seconds),
+            "ranked": [int(c) for c in self.ranked],
+            "scores": [float(s) for s in self.scores],
+            "curve": [float(s) for s in self.curve],
+            "curve_k0": int(self.curve_k0),
+            "scales": [int(m) for m in self.scales],
         }
 
 
@@ -76,6 +122,43 @@ def anchor_graph_spectrum(z: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
     return np.clip(vals[order], 0.0, None), vecs[:, order]
 
 
+def anchor_scales(n: int, k_min: int = 2, max_anchors: int = MAX_ANCHORS) -> list[tuple[int, int]]:
+    """(anchors m, largest k read at m) per scale for n samples: 64, 128, ... <= n / 2 with
+    k <= m / 4; below 128 samples one graph of the largest power of 2 <= min(n, 64)
+    anchors read up to m / 2 (as many anchors as the data allow)."""
+    k_cap = max(k_min + 1, min(n // 5, MAX_K))
+    if n < 128:
+        m = 2 ** int(np.floor(np.log2(min(n, 64))))
+        return [(m, max(k_min, min(m // 2, k_cap)))]
+    scales, m = [], 64
+    while m <= min(max_anchors, n // 2):
+        scales.append((m, max(k_min, min(m // SCALE_SHARE, k_cap))))
+        m *= 2
+    return scales
+
+
+def gap_score_curve(
+    spectra: Sequence[np.ndarray], highs: Sequence[int], k_min: int, size_weight: float
+) -> np.ndarray:
+    """Gap score of k = k_min .. max(highs): at each scale the gap after k divided by that
+    scale's largest gap in its range, averaged over the scales that read k, times
+    k ** size_weight."""
+    k_hi = max(highs)
+    total = np.zeros(k_hi - k_min + 1)
+    count = np.zeros_like(total)
+    for vals, hi in zip(spectra, highs, strict=True):
+        hi = min(hi, vals.size - 1)
+        if hi < k_min:
+            continue
+        ks = np.arange(k_min, hi + 1)
+        gaps = np.maximum(vals[ks - 1] - vals[ks], 0.0)  # after the k-th eigenvalue
+        top = gaps.max()
+        total[: ks.size] += gaps / top if top > 0 else gaps
+        count[: ks.size] += 1
+    ks = np.arange(k_min, k_hi + 1)
+    return np.where(count > 0, total / np.maximum(count, 1), 0.0) * ks**size_weight
+
+
 def _stability(
     emb: np.ndarray, k: int, rng: np.random.Generator, n_rounds: int, frac: float
 ) -> float:
@@ -95,14 +178,14 @@ def _stability(
     return float(np.mean(scores))
 
 
-def choose_candidate(
+def rank_candidates(
     candidates: Sequence[int],
     gaps: Sequence[float],
     stability: Sequence[float],
     min_gap_share: float = 0.5,
     min_stability: float = 0.8,
-) -> tuple[int, int]:
-    """The chosen k and its runner-up among eigengap candidates (ordered by gap, largest first).
+) -> list[int]:
+    """Indices of the candidates (ordered by gap score, largest first), best first.
 
     A gap must be a real one (>= ``min_gap_share`` of the largest); among those, the largest k
     whose clusterings are stable (>= ``min_stability``; a smaller stable k is usually a merge
@@ -113,7 +196,18 @@ def choose_candidate(
     stable = [i for i in eligible if stability[i] >= min_stability]
     stable.sort(key=lambda i: -candidates[i])
     rest = sorted((i for i in eligible if i not in stable), key=lambda i: (-stability[i], i))
-    ranked = stable + rest + [i for i in idx if i not in eligible]
+    return stable + rest + [i for i in idx if i not in eligible]
+
+
+def choose_candidate(
+    candidates: Sequence[int],
+    gaps: Sequence[float],
+    stability: Sequence[float],
+    min_gap_share: float = 0.5,
+    min_stability: float = 0.8,
+) -> tuple[int, int]:
+    """The chosen k and its runner-up (:func:`rank_candidates`'s first two)."""
+    ranked = rank_candidates(candidates, gaps, stability, min_gap_share, min_stability)
     runner = ranked[1] if len(ranked) > 1 else ranked[0]
     return int(candidates[ranked[0]]), int(candidates[runner])
 
@@ -129,34 +223,35 @@ def estimate_n_clusters(
     n_candidates: int = 3,
     n_rounds: int = 6,
     max_rows: int = 3000,
-    min_gap_share: float = 0.5,
-    min_stability: float = 0.8,
+    graph_rows: int = 20_000,
+    size_weight: float = 0.2,
+    min_gap_share: float = 0.7,
+    min_stability: float = 0.7,
 ) -> KEstimate:
     """Estimate the number of clusters of multi-view data (no labels needed).
 
     Parameters
     ----------
     views : the (preprocessed) views, n x d_v each, dense or sparse.
-    random_state : seed of the anchors and of the subsample clusterings.
-    k_min, k_max : range searched; ``k_max`` defaults to min(50, m / 2, n / 5).
-    n_anchors : a power of 2 <= n; default the largest power of 2 <= min(n, 64):
-        few anchors give a cleaner spectrum (64 against 128-512 on the shared files).
+    random_state : seed of the anchors, the row samples and the subsample clusterings.
+    k_min, k_max : range searched; ``k_max`` defaults to min(n / 5, 256), read at the
+        scales that have m >= 4 k anchors (:func:`anchor_scales`).
+    n_anchors : one graph of that many anchors (a power of 2 <= n) read up to m / 2, instead
+        of the multi-scale spectrum.
     n_neighbors : neighbours per sample in each view's anchor graph.
-    n_candidates : the largest eigengaps compared by stability.
+    n_candidates : the highest gap scores compared by stability (and shown).
     n_rounds : subsample clusterings per candidate (80 % of at most ``max_rows`` rows).
-    min_gap_share : a candidate is eligible only if its gap is at least this share of the
-        largest gap.
-    min_stability : among eligible candidates the largest k whose mean pairwise ARI reaches
-        this is chosen (else the most stable): stability alone favours small k, since
-        merging true clusters is stable too. Chosen on the shared benchmark files
-        (docs/benchmarks/choose_k.md), so read those figures as fitted, not held out.
+    graph_rows : the graphs are built on at most this many random rows (k <= 256 needs no
+        more; keeps the estimate at seconds for any n).
+    size_weight : the gap score is multiplied by k ** size_weight.
+    min_gap_share, min_stability : among candidates scoring at least ``min_gap_share`` of
+        the best, the largest k whose mean pairwise ARI reaches ``min_stability`` is ranked
+        first (then by stability). Chosen leave-one-file-out (docs/benchmarks/choose_k.md).
 
     Returns
     -------
-    KEstimate with ``k``, ``runner_up`` and the eigenvalue curve.
+    KEstimate with ``k``, ``runner_up``, the ranked candidates and their evidence.
     """
-    import time
-
     t0 = time.perf_counter()
     n = views[0].shape[0]
     if n < 2 * k_min + 1:
@@ -165,29 +260,54 @@ def estimate_n_clusters(
             f"{2 * k_min + 1} are needed): give the number of clusters (--n-clusters K)"
         )
     rng = np.random.default_rng(random_state)
-    m = n_anchors or 2 ** int(np.floor(np.log2(min(n, 64))))
-    z = multiview_anchor_graph(views, m, n_neighbors, rng)
-    vals, vecs = anchor_graph_spectrum(z)
-    hi = k_max or int(min(50, m // 2, max(k_min + 1, n // 5)))
-    hi = max(k_min, min(hi, vals.size - 1))
-    gaps = vals[k_min - 1 : hi] - vals[k_min : hi + 1]  # gaps[i]: after k = k_min + i
-    ks = np.arange(k_min, hi + 1)
-    order = np.argsort(gaps)[::-1][:n_candidates]
-    cands = [int(ks[i]) for i in order]
-    cand_gaps = [float(gaps[i]) for i in order]
-    # the samples' spectral embedding Ẑ V Σ^-1/2 on a subsample of rows
-    rows = rng.choice(n, size=min(n, max_rows), replace=False)
-    top = max(cands)
-    zh = normalize_anchor_graph(z)[rows]
-    emb = np.asarray(zh @ vecs[:, :top]) / np.sqrt(np.maximum(vals[:top], 1e-12))
-    stab = [_stability(emb, k, rng, n_rounds, 0.8) for k in cands]
-    k, runner_up = choose_candidate(cands, cand_gaps, stab, min_gap_share, min_stability)
+    if n > graph_rows:
+        keep = np.sort(rng.choice(n, size=graph_rows, replace=False))
+        views = [x[keep] for x in views]
+        n_graph = graph_rows
+    else:
+        n_graph = n
+    if n_anchors:
+        scales = [(n_anchors, max(k_min, min(n_anchors // 2, max(k_min + 1, n // 5))))]
+    else:
+        scales = anchor_scales(n_graph, k_min)
+    if k_max:
+        scales = [(m, max(k_min, min(hi, k_max))) for m, hi in scales]
+    spectra, graphs = [], []
+    for m, _ in scales:  # each scale draws its anchors from the same seed
+        z = multiview_anchor_graph(views, m, n_neighbors, np.random.default_rng(random_state))
+        spectra.append(anchor_graph_spectrum(z))
+        graphs.append(z)
+    highs = [min(hi, vals.size - 1) for (_, hi), (vals, _) in zip(scales, spectra, strict=True)]
+    highs = [max(k_min, h) for h in highs]
+    curve = gap_score_curve([v for v, _ in spectra], highs, k_min, size_weight)
+    order = np.argsort(-curve, kind="stable")[:n_candidates]
+    cands = [int(k_min + i) for i in order]
+    cand_scores = [float(curve[i] / curve[order[0]]) if curve[order[0]] > 0 else 0.0 for i in order]
+    # each candidate's spectral embedding Ẑ V Σ^-1/2 at the smallest scale that reads it
+    rows = rng.choice(n_graph, size=min(n_graph, max_rows), replace=False)
+    stab = []
+    for k in cands:
+        s = next((i for i, h in enumerate(highs) if k <= h), len(highs) - 1)
+        vals, vecs = spectra[s]
+        zh = normalize_anchor_graph(graphs[s])[rows]
+        emb = np.asarray(zh @ vecs[:, :k]) / np.sqrt(np.maximum(vals[:k], 1e-12))
+        stab.append(_stability(emb, k, rng, n_rounds, 0.8))
+    ranked_idx = rank_candidates(cands, cand_scores, stab, min_gap_share, min_stability)
+    ranked = [cands[i] for i in ranked_idx]
+    k = ranked[0]
+    shown = next((i for i, h in enumerate(highs) if k <= h), len(highs) - 1)
+    vals = spectra[shown][0]
     return KEstimate(
         k=k,
-        runner_up=runner_up,
-        eigenvalues=vals[: hi + 2].copy(),
+        runner_up=ranked[1] if len(ranked) > 1 else k,
+        eigenvalues=vals[: min(vals.size, highs[shown] + 2)].copy(),
         candidates=cands,
-        gaps=cand_gaps,
+        gaps=cand_scores,
         stability=stab,
         seconds=time.perf_counter() - t0,
+        ranked=ranked,
+        scores=[cand_scores[i] for i in ranked_idx],
+        curve=[float(x) for x in curve],
+        curve_k0=k_min,
+        scales=[m for m, _ in scales],
     )

@@ -22,6 +22,7 @@ import numpy as np
 from core.data.atomic import atomic_write, check_writable
 from core.data.preprocessing import AUTO_RULES
 from core.methods.base import normalized_weights
+from core.records.k_estimate import candidate_evidence, describe_estimate
 from core.records.reproduce import plain, reproduce_command, solver_class, view_indices
 from core.records.runs import RunResult, package_versions
 from core.records.svg_charts import (
@@ -164,12 +165,27 @@ def _method_section(result: RunResult) -> str:
     out.append("<h3>Parameters</h3>")
     out.append(html_table(["parameter", "value", "default", "", "meaning"], rows, "params"))
     if est := result.n_clusters_estimate:
-        out.append(
-            f"<p>Number of clusters estimated without labels: <b>{est['k']}</b> (runner-up "
-            f"{est['runner_up']}; eigengap candidates {escape(str(est['candidates']))}).</p>"
-        )
+        out.append(_estimate_html(est))
     out.append("</section>")
     return "\n".join(out)
+
+
+def _estimate_html(est: Mapping[str, Any]) -> str:
+    """The estimated number of clusters with its ranked candidates and their evidence."""
+    rows = [
+        [
+            str(k),
+            "" if gap is None else f"{gap:.2f}",
+            "" if stab is None else f"{stab:.2f}",
+        ]
+        for k, gap, stab in candidate_evidence(est)
+    ]
+    return (
+        f"<p>Number of clusters estimated without labels: <b>{escape(describe_estimate(est))}"
+        "</b>. Candidates, best first: gap score (1 = the largest drop of the anchor-graph "
+        "spectrum) and stability (agreement of clusterings of random subsamples, 1 = "
+        "identical).</p>\n" + html_table(["k", "gap score", "stability"], rows, "k-candidates")
+    )
 
 
 def _results_section(result: RunResult, summary: Mapping | None, colors: Sequence[str]) -> str:

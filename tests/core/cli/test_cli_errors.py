@@ -126,7 +126,7 @@ def test_labels_of_one_class_fall_back_to_an_estimated_number_of_clusters(npz, c
     assert main(argv) == 0
     captured = capsys.readouterr()
     assert "note: the labels ('y') have one class ('0') for all 40 samples" in captured.err
-    assert "number of clusters: estimated" in captured.out and "ACC" not in captured.out
+    assert "number of clusters estimated: k = " in captured.out and "ACC" not in captured.out
 
 
 def test_a_label_column_of_one_class_is_refused_by_its_flag(tables, capsys):

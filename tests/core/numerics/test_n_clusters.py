@@ -1,5 +1,6 @@
-"""Choosing k without labels: the estimator on separated multi-view blobs, and "auto" in a
-solver (resolved at fit, recorded, the parameter left as the user gave it)."""
+"""Choosing k without labels: the estimator on separated multi-view blobs (a few clusters, 40
+and 100: not capped, not biased low), its ranked candidates and how they read, and "auto" in
+a solver (resolved at fit, recorded, the parameter left as the user gave it)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,13 @@ import pytest
 
 from core.methods import REGISTRY
 from core.methods.params import ParamError
-from core.numerics.n_clusters import choose_candidate, estimate_n_clusters
+from core.numerics.n_clusters import (
+    anchor_scales,
+    choose_candidate,
+    estimate_n_clusters,
+    gap_score_curve,
+)
+from core.records.k_estimate import candidate_evidence, describe_estimate, ranked_candidates
 
 
 def blobs(k: int, n_per: int = 50, n_views: int = 3, seed: int = 0) -> tuple[list, np.ndarray]:
@@ -28,6 +35,8 @@ def test_estimator_recovers_k_and_gives_a_runner_up(k):
     est = estimate_n_clusters(views, 0)
     assert est.k == k
     assert est.runner_up != k and est.runner_up in est.candidates
+    assert est.ranked[:2] == [k, est.runner_up] and len(est.ranked) == 3
+    assert sorted(est.ranked) == sorted(est.candidates)
     # the curve: descending, starting at 1, with the largest drop right after k
     vals = est.eigenvalues
     assert vals[0] == pytest.approx(1.0) and np.all(np.diff(vals) <= 1e-12)
@@ -61,7 +70,7 @@ def test_closing_an_auto_run_early_leaves_the_parameter_auto():
     solver = REGISTRY["fmdc"](n_clusters="auto", random_state=0)
     run = solver.iterate(views)
     states = [next(run) for _ in range(3)]  # past the estimate, into the method's own stages
-    assert "estimated 3 clusters" in states[1].message
+    assert "k = 3 (also plausible: " in states[1].message
     run.close()
     assert solver.get_params()["n_clusters"] == "auto"
 
@@ -75,7 +84,7 @@ def test_more_candidates_extend_the_default_ones_and_the_rule_reads_them_alike()
     assert wide.candidates[:3] == default.candidates and len(wide.candidates) == 6
     assert wide.gaps[:3] == default.gaps and wide.stability[:3] == default.stability
     first = (wide.candidates[:3], wide.gaps[:3], wide.stability[:3])
-    assert choose_candidate(*first) == (default.k, default.runner_up)
+    assert choose_candidate(*first, 0.7, 0.7) == (default.k, default.runner_up)
 
 
 def test_the_rule_prefers_the_largest_stable_candidate_with_a_real_gap():
@@ -85,3 +94,75 @@ def test_the_rule_prefers_the_largest_stable_candidate_with_a_real_gap():
     assert choose_candidate(cands, gaps, [1.0, 0.6, 1.0]) == (2, 7)  # 7 unstable
     assert choose_candidate(cands, gaps, [1.0, 0.9, 1.0], min_gap_share=0.6) == (2, 7)
     assert choose_candidate(cands, gaps, [0.7, 0.6, 1.0]) == (2, 7)  # none stable: most stable
+
+
+def many_clusters(c: int, per: int, seed: int = 0) -> tuple[list, np.ndarray]:
+    """c Gaussian classes in a 12-dim latent space seen through three views of different
+    dimension and noise (0.5, 1, 2): the shape of a many-class file."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(c), per)
+    latent = rng.normal(scale=3.0 if c < 100 else 4.0, size=(c, 12))[y]
+    latent += rng.normal(size=latent.shape)
+    views = []
+    for d, noise in ((24, 0.5), (16, 1.0), (12, 2.0)):
+        w = rng.normal(size=(12, d)) / np.sqrt(12)
+        views.append(latent @ w + noise * rng.normal(size=(y.size, d)))
+    return views, y
+
+
+@pytest.mark.parametrize(("c", "per"), [(40, 15), (100, 12)])
+def test_many_clusters_are_found_not_a_capped_or_low_estimate(c, per):
+    """The 64-anchor estimator could not answer more than 32 and said 2-4 on many-class
+    files; the multi-scale spectrum reads k up to n / 5 (here 120 and 240)."""
+    views, _ = many_clusters(c, per)
+    est = estimate_n_clusters(views, 0)
+    assert abs(est.k - c) <= 0.1 * c
+    assert est.scales[0] == 64 and est.scales[-1] >= 4 * c  # a scale with room for c
+    assert len(est.curve) == min(c * per // 5, est.scales[-1] // 4) - 1  # k = 2 .. k_max
+
+
+def test_the_candidate_range_grows_with_n():
+    assert anchor_scales(100) == [(64, 20)]  # small n: one graph, read up to n / 5
+    assert anchor_scales(300) == [(64, 16), (128, 32)]
+    big = anchor_scales(100_000)
+    assert [m for m, _ in big] == [64, 128, 256, 512, 1024] and big[-1][1] == 256
+
+
+def test_the_gap_score_averages_the_scales_that_read_k():
+    # scale A reads k <= 3, its largest drop after k = 2; scale B reads k <= 4, after k = 4
+    a = np.array([1.0, 0.9, 0.5, 0.4, 0.3])
+    b = np.array([1.0, 0.95, 0.9, 0.85, 0.2, 0.1])
+    curve = gap_score_curve([a, b], [3, 4], k_min=2, size_weight=0.0)
+    # k = 2: (0.4/0.4 + 0.05/0.65) / 2; k = 3: (0.1/0.4 + 0.05/0.65) / 2; k = 4: 0.65/0.65
+    assert curve == pytest.approx([(1 + 0.05 / 0.65) / 2, (0.25 + 0.05 / 0.65) / 2, 1.0])
+    weighted = gap_score_curve([a, b], [3, 4], k_min=2, size_weight=0.5)
+    assert weighted == pytest.approx(curve * np.sqrt([2, 3, 4]))
+
+
+def test_an_estimate_reads_as_k_with_the_other_plausible_values():
+    views, _ = blobs(5)
+    est = estimate_n_clusters(views, 0).to_dict()
+    text = describe_estimate(est)
+    assert (
+        text == f"k = {est['ranked'][0]} (also plausible: {est['ranked'][1]}, {est['ranked'][2]})"
+    )
+    evidence = candidate_evidence(est)
+    assert [k for k, _, _ in evidence] == est["ranked"]
+    assert all(0 <= g <= 1 and -1 <= s <= 1 for _, g, s in evidence)
+
+
+def test_a_record_from_before_the_ranking_still_reads():
+    old = {
+        "k": 4,
+        "runner_up": 3,
+        "eigenvalues": [1.0, 0.9],
+        "candidates": [3, 4, 9],
+        "gaps": [0.2, 0.1, 0.05],
+        "stability": [0.9, 1.0, 0.7],
+        "seconds": 0.1,
+    }
+    assert ranked_candidates(old) == [4, 3]
+    assert describe_estimate(old) == "k = 4 (also plausible: 3)"
+    assert candidate_evidence(old) == [(4, 0.1, 1.0), (3, 0.2, 0.9)]
+    same = dict(old, runner_up=4)
+    assert describe_estimate(same) == "k = 4"

@@ -256,6 +256,8 @@ def test_report_of_an_auto_k_run_says_the_estimate(tmp_path):
     model = FMDC(n_clusters="auto", n_anchors=16, random_state=0).fit(ds.views)
     result = RunResult.from_solver(model, view_names=ds.view_names, dataset={"name": ds.name})
     html = write_report(tmp_path / "r.html", result, ds.summary()).read_text(encoding="utf-8")
-    assert "Number of clusters estimated without labels: <b>3</b>" in html
+    assert "Number of clusters estimated without labels: <b>k = 3 (also plausible: " in html
+    table = html.split('<table class="k-candidates">')[1].split("</table>")[0]
+    assert table.count("<tr>") == 4 and "<td>3</td>" in table  # header + 3 candidates
     command, _ = reproduce_command(result, ds.summary())
     assert "--n-clusters auto" in command
