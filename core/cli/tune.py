@@ -1,11 +1,12 @@
 """``mvc tune``: suggest a method's parameters without labels.
 
-mvc tune FILE --method fmdc [--grid n_anchors=64,128 ...] [--seeds 0,1] [--criterion combined]
-    [--out best.json]
+mvc tune FILE --method fmdc [--grid n_anchors=64,128 ...] [--grid preprocess=auto,none]
+    [--seeds 0,1] [--criterion combined] [--out best.json]
 
-Runs a small grid (each method class's `tune_grid`, or --grid axes) over the seeds, scores
-every cell without labels, prints the table and the suggested cell as ``mvc run`` flags; on a
-labelled file also the regret (ACC of the best cell by labels minus ACC of the suggestion).
+Runs a small grid (each method class's `tune_grid` and `tune_preprocessing`, or --grid axes)
+over the seeds, scores every cell without labels, prints the table, why the suggested cell
+won, and that cell as ``mvc run`` flags; on a labelled file also the regret (ACC of the best
+cell by labels minus ACC of the suggestion).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from core.cli.data_args import add_data_args, load_data, select_views
 from core.cli.params import add_param_flags, collect_params
 from core.data.atomic import atomic_write
 from core.data.preprocessing import preprocess
+from core.methods.params import ParamError, cli_flag
 
 if TYPE_CHECKING:
     from core.experiments.tune import TuneResult
@@ -44,7 +46,8 @@ def add_tune_parser(sub: Any, method: str | None = None) -> None:
         "--grid",
         action="append",
         metavar="NAME=V1,V2,...",
-        help="replace the default grid (repeat for more axes)",
+        help="replace the default grid (repeat for more axes); preprocess=auto,none,... "
+        "compares preprocessings",
     )
     p.add_argument("--seeds", default="0,1", help="seeds per cell (default 0,1)")
     p.add_argument("--criterion", choices=CRITERIA, default="combined")
@@ -53,6 +56,16 @@ def add_tune_parser(sub: Any, method: str | None = None) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress output")
     if method:
         add_param_flags(p, REGISTRY[method].param_spec, REGISTRY[method].title + " (fixed)")
+
+
+def _flags(params: dict[str, Any]) -> str:
+    from core.experiments.sweep import format_value
+    from core.experiments.tune import PREPROCESS_AXIS
+
+    def flag(name: str) -> str:  # the preprocessing is the data flag, not a parameter
+        return "--preprocess" if name == PREPROCESS_AXIS else cli_flag(name)
+
+    return " ".join(f"{flag(k)} {format_value(v)}" for k, v in params.items())
 
 
 def _print(result: TuneResult, out: TextIO) -> None:
@@ -66,17 +79,44 @@ def _print(result: TuneResult, out: TextIO) -> None:
         vals = [format_value(cell["params"][n]) for n in names]
         vals += [f"{cell[s]:.4f}" if finite(cell[s]) else "-" for s in scores]
         mark = "  <- suggested" if cell is result.best else ""
+        if cell.get("same_as"):
+            mark += f"  (also {len(cell['same_as'])} setting(s) with the same labels)"
         out.write("  ".join(f"{v:>12}" for v in vals) + mark + "\n")
-    flags = " ".join(
-        f"--{k.replace('_', '-')} {format_value(v)}" for k, v in result.best["params"].items()
-    )
-    out.write(f"suggested ({result.criterion}): {flags}\n")
+    for line in result.note.splitlines():
+        out.write(f"note: {line}\n")
+    out.write(f"suggested ({result.criterion}): {_flags(result.best['params'])}\n")
     if result.regret is not None and result.best_by_labels is not None:
         out.write(
             f"with the labels: best cell {result.describe(result.best_by_labels)} ACC "
             f"{result.best_by_labels['acc']:.4f}; suggested ACC {result.best['acc']:.4f}; "
             f"regret {result.regret:.4f}\n"
         )
+
+
+def _preprocessings(args: argparse.Namespace, method: str) -> tuple[list[str], list[str]]:
+    """The preprocessings to compare (``--grid preprocess=...``, else the method's own list,
+    else only ``--preprocess``) and the other --grid options."""
+    from core.data.preprocessing import PREPROCESSORS
+    from core.experiments.tune import PREPROCESS_AXIS
+
+    grids, chosen = [], None
+    for text in args.grid or []:
+        name, _, values = text.partition("=")
+        if name.strip() == PREPROCESS_AXIS:
+            chosen = [v.strip() for v in values.split(",") if v.strip()]
+            bad = [v for v in chosen if v not in PREPROCESSORS]
+            if bad or not chosen:
+                raise ParamError(
+                    f"--grid {PREPROCESS_AXIS}: unknown {bad or values!r}; choose from "
+                    f"{', '.join(PREPROCESSORS)}"
+                )
+        else:
+            grids.append(text)
+    if chosen is None:
+        own = REGISTRY[method].tune_preprocessing if not args.grid else ()
+        given = args.preprocess
+        chosen = [given, *(p for p in own if p != given)] if own and given == "auto" else []
+    return list(dict.fromkeys(chosen)), grids
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
@@ -86,15 +126,18 @@ def cmd_tune(args: argparse.Namespace) -> int:
     method = args.method
     ds = select_views(load_data(args, complete="mvc tune"), args.views)
     fixed = base_params_for(method, collect_params(args, REGISTRY[method].param_spec), ds.n_classes)
-    axes = [parse_grid(g, method) for g in args.grid] if args.grid else None
-    views, chosen = preprocess(  # auto follows the method's own rule, as in `mvc run`
-        ds.views,
-        args.preprocess.split(",") if "," in args.preprocess else args.preprocess,
-        REGISTRY[method].auto_preprocessing,
-    )
+    compared, grids = _preprocessings(args, method)
+    axes = [parse_grid(g, method) for g in grids] or None
+    rule = REGISTRY[method].auto_preprocessing  # auto follows the method's own rule
     err = sys.stderr
-    for name, how in zip(ds.view_names, chosen, strict=True):
-        err.write(f"preprocessing {name}: {how}\n")
+    variants: dict[str, Any] = {}
+    for how in compared or [args.preprocess]:
+        spec = how.split(",") if "," in how else how
+        views, chosen = preprocess(ds.views, spec, rule)
+        variants[how] = views
+        for name, text in zip(ds.view_names, chosen, strict=True):
+            err.write(f"preprocessing {name}: {text}" + (f" ({how})" if compared else "") + "\n")
+    views = variants if compared else variants[args.preprocess]
 
     def progress(index: int, row: dict[str, Any]) -> None:
         if not args.quiet:
@@ -114,7 +157,12 @@ def cmd_tune(args: argparse.Namespace) -> int:
     )
     _print(result, sys.stdout)
     if args.out:
-        record = {"method": method, "criterion": args.criterion, **result.best["params"]}
+        record = {
+            "method": method,
+            "criterion": args.criterion,
+            **result.best["params"],
+            "note": result.note,
+        }
         atomic_write(args.out, json.dumps(record, indent=2, default=str))
         sys.stdout.write(f"suggested parameters written to {args.out}\n")
     return 0

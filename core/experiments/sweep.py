@@ -248,6 +248,14 @@ class Sweep(BatchPlan):
         for i in same:
             self.rows[i] = {**self.rows[i], "stability": value}
 
+    def labels_of(self, coords: tuple[int, ...]) -> dict[int, np.ndarray]:
+        """The labels of one grid cell's finished runs, by seed."""
+        return {
+            c.seed: self._labels[c.index]
+            for c in self.cells
+            if c.coords == coords and c.index in self._labels
+        }
+
     def scores(self) -> list[str]:
         """Scores present in the rows (label scores only when true labels are known)."""
         present = {k for r in self.rows if r for k, v in r.items() if finite(v)}

@@ -22,7 +22,7 @@ from core.methods.base import (
 from core.methods.mvsc_hfd import incomplete, updates
 from core.methods.mvsc_hfd.params import PARAM_SPEC, SAMPLE_NORM, auto_anchor_count
 from core.methods.mvsc_hfd.refine import centred_embedding, shared_covariance_labels
-from core.methods.params import ParamError
+from core.methods.params import ParamError, Relative
 from core.numerics.kmeans import kmeans_steps, restart_size
 from core.numerics.linalg import polar, polar_stable, row_normalize
 from core.numerics.row_space import has_more_features
@@ -66,7 +66,12 @@ class MVSCHFD(BaseSolver):
     """
 
     name = "mvsc-hfd"
-    tune_grid: ClassVar[dict[str, tuple]] = {"depth": (3, 5, 7)}
+    # anchors (one per cluster up to 1.5x the automatic count) and the sample norm that sets
+    # the anchor graph's softness move the labels on the shared files; depth mostly does not
+    tune_grid: ClassVar[dict[str, tuple]] = {
+        "n_anchors": Relative((0.5, 1.0, 1.5)),
+        "sample_norm": (0.25, 0.5, 1.0),
+    }
     supports_incomplete = True
     title = "MVSC-HFD: multi-view subspace clustering with hierarchical feature descent"
     summary = (
