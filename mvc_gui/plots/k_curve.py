@@ -1,5 +1,10 @@
-"""The eigenvalue curve behind n_clusters="auto": the chosen k and the runner-up marked, and a
-click on a point picks that k instead (``k_clicked``)."""
+"""The curve behind n_clusters="auto": the gap score of every k (the multi-scale anchor-graph
+spectrum), its three ranked candidates marked and labelled on it, and a click on a point
+picks that k instead (``k_clicked``).
+
+Estimates stored before the ranking (no ``curve``) show their eigenvalue curve as before:
+eigenvalue i at x = i, k clusters leaving a drop after the k-th point.
+"""
 
 from __future__ import annotations
 
@@ -10,16 +15,18 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
 
+from core.records.k_estimate import describe_estimate, ranked_candidates
 from mvc_gui.plots.base import PlotBox
 
-__all__ = ["KCurvePlot"]
+__all__ = ["CANDIDATE_COLOURS", "KCurvePlot"]
 
-CHOSEN, RUNNER_UP = "#D55E00", "#0072B2"
+CHOSEN = "#D55E00"
+#: the ranked candidates' markers, best first (colour-blind safe)
+CANDIDATE_COLOURS = ("#D55E00", "#0072B2", "#009E73")
 
 
 class KCurvePlot(PlotBox):
-    """Eigenvalue i of the normalised anchor graph at x = i; k clusters leave a drop after
-    the k-th point."""
+    """Gap score of k at x = k (or, for older estimates, eigenvalue i at x = i)."""
 
     k_clicked = Signal(int)
 
@@ -27,54 +34,88 @@ class KCurvePlot(PlotBox):
         view = pg.PlotWidget()
         super().__init__("Number of clusters", view, parent)
         self.plot = view.getPlotItem()
-        self.plot.setLabel("bottom", "k (eigenvalue index)")
-        self.plot.setLabel("left", "eigenvalue")
         self.plot.showGrid(x=True, y=True, alpha=0.15)
         self.curve = self.plot.plot(
             pen=pg.mkPen("#2b3440", width=2),
             symbol="o",
-            symbolSize=7,
+            symbolSize=5,
             symbolBrush="#2b3440",
             symbolPen=None,
         )
         self.curve.setCurveClickable(True)
         self.curve.sigPointsClicked.connect(self._on_points_clicked)
+        # the candidates: bigger markers on the curve, each with its k written above it
+        self.markers = pg.ScatterPlotItem(size=13, pen=pg.mkPen("w", width=1.5))
+        self.markers.sigClicked.connect(self._on_points_clicked)
+        self.plot.addItem(self.markers)
+        self.labels: list[pg.TextItem] = []
         self.chosen_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(CHOSEN, width=2))
-        self.runner_line = pg.InfiniteLine(
-            angle=90, pen=pg.mkPen(RUNNER_UP, width=1, style=pg.QtCore.Qt.PenStyle.DashLine)
-        )
-        for line in (self.chosen_line, self.runner_line):
-            line.setVisible(False)
-            self.plot.addItem(line)
+        self.chosen_line.setVisible(False)
+        self.plot.addItem(self.chosen_line)
         self.estimate: dict[str, Any] | None = None
         self.selected: int | None = None
+        self.ranked: list[int] = []
         self.setToolTip("Click a point to use that number of clusters")
+
+    @property
+    def has_scores(self) -> bool:
+        """True when the curve is the gap score of k (not an older eigenvalue curve)."""
+        return bool(self.estimate and self.estimate.get("curve"))
 
     def set_estimate(self, estimate: Mapping[str, Any] | None) -> None:
         """Show an estimate (``KEstimate.to_dict()``); None clears the plot."""
         self.estimate = dict(estimate) if estimate else None
+        for label in self.labels:
+            self.plot.removeItem(label)
+        self.labels = []
         if not estimate:
             self.curve.setData([], [])
+            self.markers.setData([])
             self.chosen_line.setVisible(False)
-            self.runner_line.setVisible(False)
             self.title.setText("Number of clusters")
             self.selected = None
+            self.ranked = []
             return
-        vals = np.asarray(estimate["eigenvalues"], dtype=float)
-        self.curve.setData(np.arange(1, vals.size + 1), vals)
-        self.runner_line.setPos(estimate["runner_up"] + 0.5)
-        self.runner_line.setVisible(True)
-        self.select(int(estimate["k"]))
+        self.ranked = ranked_candidates(estimate)
+        if self.has_scores:
+            ys = np.asarray(estimate["curve"], dtype=float)
+            xs = np.arange(ys.size) + int(estimate.get("curve_k0", 2))
+            self.plot.setLabel("bottom", "k (number of clusters)")
+            self.plot.setLabel("left", "gap score")
+        else:  # an estimate from before the ranking: its eigenvalues
+            ys = np.asarray(estimate["eigenvalues"], dtype=float)
+            xs = np.arange(1, ys.size + 1)
+            self.plot.setLabel("bottom", "k (eigenvalue index)")
+            self.plot.setLabel("left", "eigenvalue")
+        self.curve.setData(xs, ys)
+        spots = []
+        for rank, k in enumerate(self.ranked[:3]):
+            at = np.flatnonzero(xs == k)
+            if not at.size:
+                continue
+            y = float(ys[at[0]])
+            colour = CANDIDATE_COLOURS[rank]
+            spots.append({"pos": (k, y), "brush": pg.mkBrush(colour), "data": k})
+            label = pg.TextItem(f"{k}", color=colour, anchor=(0.5, 1.2))
+            label.setPos(k, y)
+            self.plot.addItem(label)
+            self.labels.append(label)
+        self.markers.setData(spots)
+        self.select(self.ranked[0])
+
+    def line_position(self, k: int) -> float:
+        """Where the chosen k is drawn: on its point (gap score), or in the drop after the
+        k-th eigenvalue."""
+        return float(k) if self.has_scores else k + 0.5
 
     def select(self, k: int) -> None:
-        """Mark k as the chosen number of clusters (the drop after the k-th eigenvalue)."""
+        """Mark k as the chosen number of clusters."""
         self.selected = k
-        self.chosen_line.setPos(k + 0.5)
+        self.chosen_line.setPos(self.line_position(k))
         self.chosen_line.setVisible(True)
-        est = self.estimate or {}
         text = f"Number of clusters: {k}"
-        if est:
-            text += f" (estimated {est['k']}, runner-up {est['runner_up']})"
+        if self.estimate:
+            text += f" (estimated {describe_estimate(self.estimate)})"
         self.title.setText(text)
 
     def _on_points_clicked(self, _item, points, *_args) -> None:

@@ -1,8 +1,9 @@
 """Choosing k and suggesting parameters without labels.
 
-A "Number of clusters" dock shows the eigenvalue curve of the last n_clusters="auto" run (or
-of "Estimate now"), with the chosen k and the runner-up marked; clicking a point sets that k
-in the method panel. The method panel's "Suggest parameters" button runs the label-free
+A "Number of clusters" dock shows the gap-score curve of the last n_clusters="auto" run (or
+of "Estimate now") with its three ranked candidates marked on it, and the same candidates as
+a short list with their evidence (gap score, stability); clicking a point or a list entry
+sets that k in the method panel. The method panel's "Suggest parameters" button runs the label-free
 suggestion (``core.experiments.tune``, as ``mvc tune``) and applies the best cell. Both
 computations run in a worker thread; this module only starts them and shows their results.
 """
@@ -12,17 +13,28 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDockWidget, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.experiments.sweep import format_value
 from core.experiments.tune import TuneResult, tune
 from core.numerics.n_clusters import estimate_n_clusters
+from core.records.k_estimate import candidate_evidence, describe_estimate
 from mvc_gui.model.data_session import DataSession
-from mvc_gui.plots.k_curve import KCurvePlot
+from mvc_gui.plots.k_curve import CANDIDATE_COLOURS, KCurvePlot
 from mvc_gui.run.workers import TaskWorker
 from mvc_gui.tools.host import ToolHost
 
-__all__ = ["ChooseK", "install"]
+__all__ = ["ChooseK", "candidate_text", "install"]
 
 
 def _estimate(session: DataSession, seed: int) -> dict[str, Any]:
@@ -36,8 +48,18 @@ def _suggest(method: str, session: DataSession, params: dict[str, Any]) -> TuneR
     return tune(method, views, base, true_labels=session.labels)
 
 
+def candidate_text(rank: int, k: int, gap: float | None, stability: float | None) -> str:
+    """One entry of the candidate list: '1. k = 12: gap score 1.00, stability 0.97'."""
+    evidence = []
+    if gap is not None:
+        evidence.append(f"gap score {gap:.2f}")
+    if stability is not None:
+        evidence.append(f"stability {stability:.2f}")
+    return f"{rank}. k = {k}" + (f": {', '.join(evidence)}" if evidence else "")
+
+
 class ChooseK(QWidget):
-    """The dock's content: the curve, "Estimate now" and a one-line status."""
+    """The dock's content: the curve, the ranked candidates, "Estimate now" and a status."""
 
     def __init__(self, win: ToolHost) -> None:
         super().__init__()
@@ -48,6 +70,15 @@ class ChooseK(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         self.plot = KCurvePlot()
         layout.addWidget(self.plot, 1)
+        self.candidates = QListWidget()
+        self.candidates.setToolTip(
+            "The most plausible numbers of clusters, best first: gap score (1 = the largest "
+            "drop of the anchor-graph spectrum) and stability (agreement of clusterings of "
+            "random subsamples, 1 = identical). Click one to use it."
+        )
+        self.candidates.setMaximumHeight(self.candidates.fontMetrics().height() * 4 + 12)
+        self.candidates.itemClicked.connect(self._on_candidate_clicked)
+        layout.addWidget(self.candidates)
         row = QHBoxLayout()
         self.estimate_button = QPushButton("Estimate now")
         self.estimate_button.setToolTip(
@@ -70,7 +101,13 @@ class ChooseK(QWidget):
     # -- the curve ----------------------------------------------------------------------------
     def show_estimate(self, est: dict[str, Any], text: str) -> None:
         self.plot.set_estimate(est)
-        self.status.setText(text + " Click a point to use another k.")
+        self.candidates.clear()
+        for rank, (k, gap, stab) in enumerate(candidate_evidence(est)[:3]):
+            item = QListWidgetItem(candidate_text(rank + 1, k, gap, stab))
+            item.setData(Qt.ItemDataRole.UserRole, k)
+            item.setForeground(QColor(CANDIDATE_COLOURS[rank]))
+            self.candidates.addItem(item)
+        self.status.setText(text + " Click a candidate or a point to use another k.")
         if self.dock is not None:
             self.dock.show()
             self.dock.raise_()
@@ -78,9 +115,12 @@ class ChooseK(QWidget):
     def on_run_finished(self, history: Any) -> None:
         est = getattr(history.result, "n_clusters_estimate", None)
         if est:
-            self.show_estimate(
-                est, f"The last run estimated {est['k']} (runner-up {est['runner_up']})."
-            )
+            self.show_estimate(est, f"The last run estimated {describe_estimate(est)}.")
+
+    def _on_candidate_clicked(self, item: QListWidgetItem) -> None:
+        k = int(item.data(Qt.ItemDataRole.UserRole))
+        self.plot.select(k)
+        self.use_k(k)
 
     def use_k(self, k: int) -> None:
         self.win.method_panel.set_params({"n_clusters": k})
@@ -109,9 +149,7 @@ class ChooseK(QWidget):
         )
 
     def _on_estimated(self, est: dict[str, Any]) -> None:
-        self.show_estimate(
-            est, f"Estimated {est['k']} (runner-up {est['runner_up']}) in {est['seconds']:.1f} s."
-        )
+        self.show_estimate(est, f"Estimated {describe_estimate(est)} in {est['seconds']:.1f} s.")
 
     # -- suggested parameters -------------------------------------------------------------------
     def suggest(self) -> TaskWorker | None:

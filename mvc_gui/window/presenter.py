@@ -12,6 +12,7 @@ from PySide6.QtCore import QObject, Signal
 
 from core.methods import REGISTRY
 from core.numerics.metrics import all_metrics
+from core.records.k_estimate import describe_estimate
 from mvc_gui.model.data_session import DataSession
 from mvc_gui.model.panel_notes import graph_note, panel_notes, recon_shares, weights_display
 from mvc_gui.model.playback import PlaybackFrame, playback_frame
@@ -181,7 +182,10 @@ class RunPresenter(QObject):
         if result.objective_history:
             extra.append(("objective", f"{result.objective_history[-1]:.6g}"))
         self.results.show_metrics(metric_rows(result.metrics, extra))
-        self.results.status.setText(f"<b>{history.method}</b>: finished.")
+        text = f"<b>{history.method}</b>: finished."
+        if est := getattr(result, "n_clusters_estimate", None):  # never a bare estimate
+            text = f"<b>{history.method}</b>: finished with {describe_estimate(est)} (estimated)."
+        self.results.status.setText(text)
         self._show_weights(history, result.view_weights, history.extras)
         if history.heat is None or "anchor_graph" in panel_notes(history.method):
             self.heatmap.clear(graph_note(history.method, _title(history.method)))

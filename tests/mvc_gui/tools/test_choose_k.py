@@ -1,5 +1,7 @@
 """Choosing k in the window: unlabelled data defaults to "auto" (not 2), the run's estimate
-is drawn with the chosen k, a click picks another k; "Suggest parameters" applies a cell."""
+is drawn as its gap-score curve with the three ranked candidates marked and listed, the run
+says "k = 4 (also plausible: ...)", a click on a point or a listed candidate picks another k;
+an estimate stored before the ranking still shows; "Suggest parameters" applies a cell."""
 
 from __future__ import annotations
 
@@ -28,12 +30,52 @@ def test_unlabelled_data_defaults_to_auto_and_shows_the_estimate(qtbot, window):
     est = history.result.n_clusters_estimate
     assert est["k"] == 4 and np.unique(history.result.labels).size == 4
     tool = window.tools.choose_k
-    assert tool.plot.selected == 4 and tool.plot.curve.xData.size == len(est["eigenvalues"])
-    assert "estimated 4" in tool.status.text()
+    ranked = est["ranked"]
+    said = f"k = 4 (also plausible: {ranked[1]}, {ranked[2]})"
+    assert ranked[0] == 4 and len(ranked) == 3
+    # the curve they come from, with the three candidates marked on it at their k
+    plot = tool.plot
+    assert plot.selected == 4 and plot.curve.xData.size == len(est["curve"])
+    assert plot.curve.xData[0] == 2 and plot.chosen_line.value() == 4
+    marked = sorted(int(x) for x in plot.markers.getData()[0])
+    assert marked == sorted(ranked) and [lab.toPlainText() for lab in plot.labels] == [
+        str(k) for k in ranked
+    ]
+    # the short list, best first, and the run's own texts: never a bare estimate
+    items = [tool.candidates.item(i).text() for i in range(tool.candidates.count())]
+    assert len(items) == 3 and items[0].startswith("1. k = 4: gap score 1.00, stability ")
+    assert items[1].startswith(f"2. k = {ranked[1]}: gap score ")
+    assert said in tool.status.text() and said in plot.title.text()
+    assert f"finished with {said}" in window.presenter.results.status.text()
     tool.plot.k_clicked.emit(5)  # as a click on the 5th point does
     assert panel.params()["n_clusters"] == 5 and not editor._auto.isChecked()
+    tool.candidates.itemClicked.emit(tool.candidates.item(1))  # the second candidate
+    assert panel.params()["n_clusters"] == ranked[1] and plot.selected == ranked[1]
     panel.set_default_clusters(3)  # labelled data: the class count, as before
     assert panel.params()["n_clusters"] == 3
+
+
+def test_an_estimate_stored_before_the_ranking_shows_its_eigenvalues(window):
+    """Runs and sessions saved by earlier versions hold k, runner_up and eigenvalues only."""
+    old = {
+        "k": 4,
+        "runner_up": 3,
+        "eigenvalues": [1.0, 0.98, 0.97, 0.95, 0.4, 0.3],
+        "candidates": [4, 3, 2],
+        "gaps": [0.55, 0.02, 0.01],
+        "stability": [1.0, 0.9, 0.8],
+        "seconds": 0.2,
+    }
+    tool = window.tools.choose_k
+    tool.show_estimate(old, "Reopened.")
+    assert list(tool.plot.curve.xData) == [1, 2, 3, 4, 5, 6]
+    assert tool.plot.chosen_line.value() == 4.5  # in the drop after the 4th eigenvalue
+    assert "k = 4 (also plausible: 3)" in tool.plot.title.text()
+    items = [tool.candidates.item(i).text() for i in range(tool.candidates.count())]
+    assert items == [
+        "1. k = 4: gap score 0.55, stability 1.00",
+        "2. k = 3: gap score 0.02, stability 0.90",
+    ]
 
 
 def test_estimate_now_runs_in_a_worker_and_draws(qtbot, window):
@@ -43,6 +85,9 @@ def test_estimate_now_runs_in_a_worker_and_draws(qtbot, window):
     with qtbot.waitSignal(worker.done, timeout=120_000):
         pass
     assert tool.plot.estimate["k"] == 3 and tool.plot.selected == 3
+    assert (
+        tool.candidates.count() == 3 and "Estimated k = 3 (also plausible: " in tool.status.text()
+    )
 
 
 def test_suggest_parameters_applies_the_best_cell(qtbot, loaded):
