@@ -29,6 +29,7 @@ from mvc_gui.tools import (
     sweep,
     table_import,
     teaching,
+    workbench,
 )
 from mvc_gui.tools.autosave import Autosave
 from mvc_gui.tools.choose_k import ChooseK
@@ -38,6 +39,7 @@ from mvc_gui.tools.runs import RunListPanel
 from mvc_gui.tools.sessions import SessionIO
 from mvc_gui.tools.table_import import TableImport
 from mvc_gui.tools.teaching import TeachingTool
+from mvc_gui.tools.workbench import Workbench
 
 __all__ = ["ToolHost", "Tools", "install_tools"]
 
@@ -58,6 +60,7 @@ class Tools:
     choose_k: ChooseK
     autosave: Autosave
     amputation: WindowLauncher
+    workbench: Workbench
 
 
 def install_tools(host: ToolHost) -> Tools:
@@ -79,4 +82,5 @@ def install_tools(host: ToolHost) -> Tools:
         choose_k=choose_k.install(host),
         autosave=autosave.install(host, run_list, session_io),
         amputation=amputation.install(host),
+        workbench=workbench.install(host),
     )

@@ -155,7 +155,7 @@ class AssociationPage(Page):
 
             def show_values(got: dict) -> None:
                 keys = sorted(got)
-                names = [f"{k}\n(n={np.asarray(got[k]).size:,})" for k in keys]
+                names = [f"{k} (n={np.asarray(got[k]).size:,})" for k in keys]
                 self.by_cluster.set_values(title, names, [got[k] for k in keys], row.column)
                 self.detail.setCurrentWidget(self.by_cluster)
 

@@ -193,14 +193,11 @@ class ComparePage(Page):
         self.volcano.mark(j)
         name_a, a, name_b, b = self.groups
         v, feature = self.view_box.currentIndex(), int(t.features[j])
-        title = f"{t.names[j]} ({t.view_name}): d = {t.effect_d[j]:.3g}"
+        title = f"{t.names[j]} ({t.view_name}), A = {name_a}, B = {name_b}"
 
         def show(values: list, j: int = j) -> None:
             if self._current_table_row() == j:
-                names = [
-                    f"A: {name_a}\n(n={values[0].size:,})",
-                    f"B: {name_b}\n(n={values[1].size:,})",
-                ]
+                names = [f"A (n={values[0].size:,})", f"B (n={values[1].size:,})"]
                 self.distribution.set_values(title, names, values, ylabel=t.names[j])
 
         self.helper(_values, self.dataset, v, feature, a, b, done=show)

@@ -1,0 +1,175 @@
+"""The analysis workbench in the real window (issue 26): a group compared with the rest lists the
+features planted as different, in both directions, and no others; samples missing a view are not
+counted; the association table ranks the Nutrimouse diet and genotype above an unrelated column."""
+
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+import pytest
+from nutrimouse_tables import write_nutrimouse
+
+N, GROUP = 240, 60  # samples; the first GROUP ids form the group
+UP, DOWN = {"rna": [0, 1, 2], "prot": [0]}, {"rna": [3, 4], "prot": [1, 2]}
+DIMS = {"rna": 24, "prot": 12}
+
+
+def write_planted(folder) -> dict:
+    """Two id-keyed views (rows shuffled): in the group, ``UP`` features are 2.5 sd higher and
+    ``DOWN`` lower than in the rest, the others are noise; 20 samples (8 of the group) have no
+    protein row."""
+    g = np.random.default_rng(10)  # a seed whose null features all have q > 0.3 (BH lets
+    # a null feature through now and then at q < 0.05: by design, not a failure of the window)
+    ids = np.array([f"s{i:03d}" for i in range(N)])
+    in_group = np.arange(N) < GROUP
+    no_prot = set(g.choice(GROUP, 8, replace=False).tolist())
+    no_prot |= set((GROUP + g.choice(N - GROUP, 12, replace=False)).tolist())
+    for view, sep in (("rna", ","), ("prot", "\t")):
+        x = g.normal(size=(N, DIMS[view]))
+        x[np.ix_(in_group, UP[view])] += 2.5
+        x[np.ix_(in_group, DOWN[view])] -= 2.5
+        lines = [sep.join(["sample"] + [f"{view}_{j}" for j in range(DIMS[view])])]
+        for i in g.permutation(N):
+            if view == "prot" and i in no_prot:
+                continue
+            lines.append(sep.join([ids[i]] + [f"{v:.6f}" for v in x[i]]))
+        (folder / f"{view}.{'csv' if sep == ',' else 'tsv'}").write_text("\n".join(lines) + "\n")
+    return {"ids": ids, "group": ids[:GROUP], "no_prot": {ids[i] for i in no_prot}}
+
+
+def _load(qtbot, win, call):
+    with qtbot.waitSignal(win.data_loaded, timeout=120_000):
+        call()
+    return win.session.dataset
+
+
+def _significant(table) -> set[tuple[str, str]]:
+    return {(table.names[j], str(table.direction[j])) for j in np.flatnonzero(table.significant())}
+
+
+def test_compare_a_group_with_the_rest_finds_the_planted_features(qtbot, window, tmp_path,
+                                                                    monkeypatch):  # fmt: skip
+    info = write_planted(tmp_path)
+    tool = window.tools.table_import
+    _load(qtbot, window, lambda: tool.add_view(str(tmp_path / "rna.csv"), name="rna"))
+    ds = _load(qtbot, window, lambda: tool.add_view(str(tmp_path / "prot.tsv"), name="prot"))
+    assert ds.view_names == ["rna", "prot"] and ds.n_samples == N
+    ids = ds.ids.tolist()
+    group = np.array(sorted(ids.index(s) for s in info["group"]))
+    window.presenter.select_indices(group)
+    bench = window.tools.workbench
+    page = bench.compare
+    page.group_a.choose("the selection")
+    page.group_b.choose("the rest")
+    page.start()
+    qtbot.waitUntil(lambda: not page.busy and len(page.tables) == 2, timeout=120_000)
+    assert not np.isnan(page.tables[0].q).any()  # the full statistics, not the effect sizes only
+    for v, view in enumerate(("rna", "prot")):
+        table = page.tables[v]
+        planted = {(f"{view}_{j}", "higher") for j in UP[view]}
+        planted |= {(f"{view}_{j}", "lower") for j in DOWN[view]}
+        assert _significant(table) == planted, view
+    # samples without a protein row are counted in neither group
+    prot = page.tables[1]
+    no_prot = {ids.index(s) for s in info["no_prot"]}
+    assert prot.n_a == GROUP - len(no_prot & set(group.tolist()))
+    assert prot.n_b == (N - GROUP) - len(no_prot - set(group.tolist()))
+    assert page.tables[0].n_a == GROUP and page.tables[0].n_b == N - GROUP
+    # the window shows it: the protein table, its rows, the counts, the volcano
+    page.view_box.setCurrentIndex(1)
+    assert page.model.rowCount() == DIMS["prot"]
+    assert f"{prot.n_a:,} samples with this view" in page.counts.text()
+    assert "3 of 12 with q < 0.05" in page.volcano.title.text()
+    # a click on the strongest feature shows its values by group, observed samples only
+    page.table.selectRow(0)
+    qtbot.waitUntil(lambda: len(page.distribution.groups) == 2, timeout=120_000)
+    assert page.distribution.groups[0].endswith(f"(n={prot.n_a:,})")
+    # sorting by q keeps the planted features first
+    page.table.sortByColumn(7, page.table.horizontalHeader().sortIndicatorOrder().AscendingOrder)
+    top = {page.model.value(r, 1) for r in range(3)}
+    assert top == {"prot_0", "prot_1", "prot_2"}
+    out = tmp_path / "compare.csv"
+    monkeypatch.setattr(window, "ask_save_path", lambda *a: str(out))
+    page.export_csv()
+    qtbot.waitUntil(out.exists, timeout=120_000)
+    rows = list(csv.DictReader(out.open()))
+    assert len(rows) == DIMS["rna"] + DIMS["prot"]
+    assert {r["name"] for r in rows if float(r["q"]) < 0.05} == {
+        f"{v}_{j}" for v in ("rna", "prot") for j in UP[v] + DOWN[v]
+    }
+
+
+@pytest.mark.usefixtures("threads")
+def test_association_ranks_diet_and_genotype_above_an_unrelated_column(qtbot, window, tmp_path):
+    t = write_nutrimouse(tmp_path)
+    tool = window.tools.table_import
+    _load(qtbot, window, lambda: tool.add_view(str(t["genes"]), name="genes"))
+    _load(qtbot, window, lambda: tool.add_view(str(t["lipids"]), name="lipids"))
+    ds = _load(qtbot, window, lambda: tool.set_meta(str(t["meta"]), None, None))
+    assert {"genotype", "diet", "cage"} <= set(ds.metadata)
+    window.method_panel.set_method("fmdc")
+    window.method_panel.set_params({"n_clusters": 10})
+    with qtbot.waitSignal(window.controller.run_finished, timeout=120_000):
+        window.run()
+    page = window.tools.workbench.association
+    page.start()
+    qtbot.waitUntil(lambda: not page.busy and bool(page.rows), timeout=120_000)
+    order = [page.model.value(r, 0) for r in range(page.model.rowCount())]
+    assert order.index("diet") < order.index("cage")
+    assert order.index("genotype") < order.index("cage")
+    cage = page.rows[order.index("cage")]
+    assert cage.p > 0.05 and min(r.p for r in page.rows if r.column != "cage") < 0.01
+    # a click on a categorical column shows its contingency table: clusters x values
+    page.table.selectRow(order.index("diet"))
+    qtbot.waitUntil(lambda: page.contingency_plot.counts.size > 0, timeout=120_000)
+    assert page.contingency_plot.counts.shape[1] == 5
+    assert int(page.contingency_plot.counts.sum()) == ds.n_samples
+
+
+@pytest.mark.usefixtures("threads")
+def test_views_agreement_and_why_a_picked_sample_is_here(qtbot, loaded):
+    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtTest import QTest
+
+    loaded.resize(1280, 800)
+    loaded.show()
+    qtbot.waitExposed(loaded)
+    loaded.method_panel.set_method("fmdc")
+    loaded.method_panel.set_params({"n_clusters": 3})
+    with qtbot.waitSignal(loaded.controller.run_finished, timeout=120_000):
+        loaded.run()
+    bench = loaded.tools.workbench
+    views = bench.views
+    views.start()
+    qtbot.waitUntil(lambda: not views.busy and views.agreement is not None, timeout=120_000)
+    va = views.agreement
+    assert list(va.view_names) == ["alpha", "beta"] and views.model.rowCount() == 2
+    assert (np.asarray(va.ari) > 0.9).all()  # well separated blobs: each view alone agrees
+    assert np.isfinite(views.model.value(0, 3))  # fmdc learns view weights
+    # pick a sample with the pointer in the embedding
+    emb = loaded.plots["embedding"]
+    qtbot.waitUntil(lambda: emb.xy is not None and not loaded.embedder.busy, timeout=120_000)
+    why = bench.why
+    bench.show_page(why)
+    emb.vb.autoRange(padding=0.05)
+    qtbot.wait(10)
+    why.pick_button.setChecked(True)
+    i = 17
+    scene = emb.vb.mapViewToScene(pg_point(emb.xy[i]))
+    pos = emb.view.mapFromScene(scene)
+    QTest.mouseClick(emb.view.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(pos.x(), pos.y()))
+    qtbot.waitUntil(lambda: not why.busy and why.explanation is not None, timeout=120_000)
+    ex = why.explanation
+    picked = int(np.argmin(((emb.xy - emb.xy[i]) ** 2).sum(axis=1)))
+    assert ex.index == picked and loaded.selection.indices.tolist() == [picked]
+    result = loaded.current_result()
+    assert ex.cluster == int(result.labels[picked])
+    assert why.votes_model.rowCount() == 2 and why.neighbours_model.rowCount() == 2
+    assert f"is in cluster {ex.cluster}" in why.status.text()
+
+
+def pg_point(xy):
+    from PySide6.QtCore import QPointF
+
+    return QPointF(float(xy[0]), float(xy[1]))
