@@ -245,12 +245,20 @@ def feature_values(
     return out
 
 
-def compare_csv_text(tables: Sequence[FeatureTable], alpha: float | None = None) -> str:
+def compare_csv_text(
+    tables: Sequence[FeatureTable],
+    alpha: float | None = None,
+    group: str | None = None,
+    header: bool = True,
+) -> str:
     """The tables as CSV: per view, features by |effect_d| (largest first); only those with
-    q < alpha when ``alpha`` is given. Feature numbers are 1-based, as in the profiles CSV."""
+    q < alpha when ``alpha`` is given. Feature numbers are 1-based, as in the profiles CSV.
+    ``group``: a first column naming the comparison (several comparisons in one file)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(COLUMNS)
+    lead = [] if group is None else [group]
+    if header:
+        w.writerow([*(["group"] if group is not None else []), *COLUMNS])
     for t in tables:
         order = t.ranked()
         if alpha is not None:
@@ -259,14 +267,17 @@ def compare_csv_text(tables: Sequence[FeatureTable], alpha: float | None = None)
         rank_samples = "" if t.rank_samples is None else t.rank_samples
         for j in order.tolist():
             floats = (t.mean_a[j], t.mean_b[j], t.effect_d[j], t.auc[j], t.p[j], t.q[j])
-            w.writerow([t.view_name, int(t.features[j]) + 1, t.names[j],
+            w.writerow([*lead, t.view_name, int(t.features[j]) + 1, t.names[j],
                         *(f"{float(f):.6g}" for f in floats), direction[j], t.n_a, t.n_b,
                         rank_samples])  # fmt: skip
     return buf.getvalue()
 
 
 def write_compare_csv(
-    path: str | os.PathLike[str], tables: Sequence[FeatureTable], alpha: float | None = None
+    path: str | os.PathLike[str],
+    tables: Sequence[FeatureTable],
+    alpha: float | None = None,
+    group: str | None = None,
 ) -> Path:
     """:func:`compare_csv_text` written atomically."""
-    return atomic_write(path, compare_csv_text(tables, alpha))
+    return atomic_write(path, compare_csv_text(tables, alpha, group))

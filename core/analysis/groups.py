@@ -11,6 +11,8 @@ line.
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +33,7 @@ __all__ = [
     "composition",
     "missing_values",
     "read_ids",
+    "write_composition_csv",
     "write_ids",
 ]
 
@@ -335,3 +338,26 @@ def read_ids(
             "the list belongs to other data"
         )
     return as_indices(np.asarray(found, dtype=np.int64))
+
+
+def composition_csv_text(compositions: Mapping[str, Composition]) -> str:
+    """Rows ``group,column,value,count,share`` (share of the group) for each named
+    composition: its clusters (column "cluster") then each metadata column."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(("group", "column", "value", "count", "share"))
+    for name, comp in compositions.items():
+        w.writerow([name, "size", "", comp.size, f"{comp.share:.6g}"])
+        parts = [("cluster", {str(k): v for k, v in comp.by_cluster.items()})]
+        for column, counts in [*parts, *comp.by_column.items()]:
+            for value, count in counts.items():
+                share = count / comp.size if comp.size else 0.0
+                w.writerow([name, column, value, count, f"{share:.6g}"])
+    return buf.getvalue()
+
+
+def write_composition_csv(
+    path: str | os.PathLike[str], compositions: Mapping[str, Composition]
+) -> Path:
+    """:func:`composition_csv_text` written atomically."""
+    return atomic_write(path, composition_csv_text(compositions))

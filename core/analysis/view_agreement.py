@@ -32,6 +32,7 @@ from core.numerics.steps import drain
 
 __all__ = [
     "ViewAgreement",
+    "read_whole",
     "view_agreement",
     "view_agreement_steps",
     "write_view_agreement_csv",
@@ -59,11 +60,17 @@ class ViewAgreement:
     agree: np.ndarray
 
 
+def read_whole(x: View) -> View:
+    """A view in memory: a row-block view is read whole (the clustering needs every row)."""
+    if not is_source(x):
+        return x
+    return np.vstack([b.toarray() if hasattr(b, "toarray") else np.asarray(b)
+                      for _, _, b in x.blocks()])  # fmt: skip
+
+
 def _rows(x: View, rows: np.ndarray | None) -> View:
-    """The rows of a view the clustering reads (a row-block view is read into memory)."""
-    if is_source(x):
-        parts = [np.asarray(b.toarray() if hasattr(b, "toarray") else b) for _, _, b in x.blocks()]
-        x = np.vstack(parts)
+    """The rows of a view the clustering reads."""
+    x = read_whole(x)
     return x if rows is None else x[rows]
 
 

@@ -29,6 +29,7 @@ from core.cli.data_args import (
     view_numbers,
 )
 from core.cli.experiments import add_experiment_parsers, run_experiment
+from core.cli.explain import add_explain_parser, cmd_explain
 from core.cli.params import add_param_flags, collect_params
 from core.cli.predict import add_predict_parser, cmd_predict
 from core.cli.stream import add_stream_args
@@ -337,6 +338,7 @@ def build_parser(method: str | None = None) -> argparse.ArgumentParser:
     add_stream_args(info)
     sub.add_parser("methods", help="list the methods and their parameters")
     add_predict_parser(sub)
+    add_explain_parser(sub)
     run = sub.add_parser("run", help="cluster a file with one method")
     run.add_argument("--method", required=True, choices=sorted(REGISTRY))
     add_data_args(run)
@@ -380,6 +382,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return run_experiment(args)
             if args.command == "predict":
                 return cmd_predict(args)
+            if args.command == "explain":
+                return cmd_explain(args)
             if args.command == "tune":
                 return cmd_tune(args)
             return cmd_run(args)
