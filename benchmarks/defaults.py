@@ -29,6 +29,7 @@ from datetime import date
 from pathlib import Path
 
 import numpy as np
+from preprocess_grid import GRID_CSV, GRID_METHODS, held_out, run_grid
 
 from _common import DOCS, datasets_dir, git_rev, machine
 
@@ -63,6 +64,7 @@ FILES = (
 )
 FIELDS = ("method", "file", "seed", "acc", "nmi", "seconds", "resolved", "preprocessing")
 CSV_DEFAULT = DOCS / "defaults.csv"
+ESTIMATED_K_CSV = DOCS / "defaults_estimated_k.csv"
 
 
 def _load(name: str):
@@ -218,7 +220,63 @@ def table(path: Path, margins=(0.02, 0.05)) -> str:
     odd = sorted(f"{m} on {x}: {k}" for (m, x), k in seeds.items() if k != 3)
     if odd:
         lines += ["", "Cells with other than 3 seeds: " + "; ".join(odd) + "."]
+    lines += estimated_k_table(mean, files, [m for m in methods if m not in PEERS])
     return "\n".join(lines)
+
+
+def estimated_k_table(mean, files, methods, path: Path | None = None) -> list[str]:
+    """ACC with the true k next to ACC with the estimated k, from the CSV the k benchmark
+    writes (columns method,file,seed,k_true,k_est,candidates,acc,nmi); nothing if absent."""
+    path = path or ESTIMATED_K_CSV
+    if not path.exists():
+        return []
+    with path.open() as f:
+        rows = list(csv.DictReader(f))
+    est: dict[tuple[str, str], list[tuple[float, str]]] = defaultdict(list)
+    for r in rows:
+        if r.get("acc"):
+            est[r["method"], r["file"]].append((float(r["acc"]), r["k_est"]))
+    methods = [m for m in methods if any(k[0] == m for k in est)]
+    if not methods:
+        return []
+    lines = [
+        "",
+        f"ACC with the true k / ACC with the estimated k (k estimated, seed order), from "
+        f"`{path.name}` (written by the k benchmark):",
+        "",
+        "| file | k | " + " | ".join(methods) + " |",
+        "|---|---|" + "---|" * len(methods),
+    ]
+    truth = {(r["file"]): r["k_true"] for r in rows}
+    for x in files:
+        if not any((m, x) in est for m in methods):
+            continue
+        cells = []
+        for m in methods:
+            true = f"{mean[m, x][0]:.3f}" if (m, x) in mean else "not run"
+            got = est.get((m, x))
+            if not got:
+                cells.append(f"{true} / not run")
+                continue
+            ks = ",".join(k for _, k in got)
+            cells.append(f"{true} / {np.mean([a for a, _ in got]):.3f} ({ks})")
+        lines.append(f"| {x} | {truth.get(x, '?')} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def grid_main(args, path: Path) -> None:
+    methods = [m for m in args.methods.split(",") if m not in PEERS]
+    if args.methods == ",".join((*PEERS, *METHODS)):
+        methods = list(GRID_METHODS)
+    files = args.files.split(",")
+    bad = [m for m in methods if m not in METHODS] + [x for x in files if x not in FILES]
+    if bad:
+        sys.exit(f"unknown methods or files {bad}")
+    if args.grid:
+        run_grid(methods, files, Path(args.grid_csv), path, args.processes)
+    if args.held_out:
+        print(held_out(methods, files, Path(args.grid_csv), path))
+    print(f"\n{date.today()}, commit {git_rev()}, {machine()}, load {os.getloadavg()[0]:.1f}")
 
 
 def main() -> None:
@@ -231,8 +289,23 @@ def main() -> None:
     ap.add_argument(
         "--redo", action="store_true", help="re-run the selected rows even if in the CSV"
     )
+    ap.add_argument(
+        "--grid",
+        action="store_true",
+        help="run every preprocessing setting and rule (seed 0) into --grid-csv",
+    )
+    ap.add_argument(
+        "--held-out",
+        action="store_true",
+        help="choose each method's rule by leave-one-file-out over the grid and print the table",
+    )
+    ap.add_argument("--grid-csv", default=str(GRID_CSV))
+    ap.add_argument("--processes", type=int, default=2, help="grid cells run at once")
     args = ap.parse_args()
     path = Path(args.csv)
+    if args.grid or args.held_out:
+        grid_main(args, path)
+        return
     if not args.table:
         for name, allowed in (("methods", (*PEERS, *METHODS)), ("files", FILES)):
             bad = [v for v in getattr(args, name).split(",") if v not in allowed]

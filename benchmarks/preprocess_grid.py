@@ -1,0 +1,379 @@
+"""Preprocessing grid and held-out (leave-one-file-out) choice of each method's ``auto`` rule,
+run from ``benchmarks/defaults.py --grid`` / ``--held-out``.
+
+Every method runs with every fixed setting (``paper``: the method authors' own preprocessing,
+``none``, ``zscore``, ``minmax``, ``l2``, ``tfidf``) and every candidate rule on each labelled
+shared file, seed 0, true k. A setting is reduced to its per-view choices (one preprocessing per
+view): a rule that picks the same per-view choices as another setting on a file reuses its
+result, so each distinct choice tuple runs once. ``tfidf`` only applies to non-negative views;
+a view with negative values keeps ``zscore`` under it (what every rule does to such views).
+
+Held-out: for each file, the rule with the smallest mean regret (best fixed setting's ACC minus
+the rule's ACC) over the OTHER files is chosen (ties go to the method's current rule) and scored
+on the held-out file.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import sys
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from _common import DOCS, ROOT, datasets_dir
+
+if str(ROOT) not in sys.path:  # core/ when run as a script from any folder
+    sys.path.insert(0, str(ROOT))
+
+GRID_FIELDS = ("method", "file", "seed", "choices", "acc", "nmi", "seconds", "settings", "error")
+GRID_CSV = DOCS / "defaults_grid.csv"
+UNIFORM = ("none", "zscore", "minmax", "l2", "tfidf")
+FIXED = ("paper", *UNIFORM)
+#: the paper methods first; the two baselines have no authors' setting (``paper`` = general)
+GRID_METHODS = ("fmdc", "alpc", "rg-mvc", "dtll", "mvsc-hfd", "anchor-sc", "kmeans-concat")
+BASELINES = ("anchor-sc", "kmeans-concat")
+
+
+def _paper_fmdc(f) -> str:
+    # spec fmdc.md §3: dense views unchanged, sparse count views rows to unit norm
+    return "l2" if f.sparse else "none"
+
+
+def _paper_rgmvc(f) -> str:
+    # spec rgmvc.md §3.2: dense views z-scored (Gaussian kernel), sparse/text views log1p
+    # counts (optional idf) with rows to unit norm (cosine kernel): our tfidf
+    return "tfidf" if f.sparse and f.nonnegative else "zscore"
+
+
+#: the authors' own setting per method, as a per-view chooser (specs §3 of each method)
+PAPER: dict[str, Callable] = {
+    "alpc": lambda f: "none",  # alpc.md §3: the demos feed the data as stored
+    "fmdc": _paper_fmdc,
+    "dtll": lambda f: "maxscale",  # dtll.md §2: X_v / max(X_v) (TBGL run_cluster.m)
+    "mvsc-hfd": lambda f: "zscore",  # mvsc_hfd.md §3: mapstd on every view
+    "rg-mvc": _paper_rgmvc,
+}
+PAPER_TEXT = {
+    "alpc": "none (the authors' demos use the data as stored)",
+    "fmdc": "sparse views l2, dense views none (spec: the paper specifies none)",
+    "dtll": "maxscale (each view divided by its largest value, TBGL run_cluster.m)",
+    "mvsc-hfd": "zscore (mapstd in demoMVDSC_v10.m)",
+    "rg-mvc": "sparse views tfidf (log1p + unit rows, cosine kernel), dense views zscore",
+    "anchor-sc": "no paper: the general rule",
+    "kmeans-concat": "no paper: the general rule",
+}
+
+
+def _text(f) -> bool:
+    """Bags of words: sparse non-negative views, or dense counts with density < 0.1."""
+    from core.data.preprocessing import TEXT_DENSITY_LIMIT, _is_count
+
+    return f.nonnegative and (f.sparse or (_is_count(f) and f.density < TEXT_DENSITY_LIMIT))
+
+
+def _unit_range(f) -> bool:
+    """Dense non-negative real features already within [0, 1] (probabilities, normalised
+    histograms): their scale is part of the data."""
+    if f.sparse or not f.nonnegative or f.integer_valued or f.density < 0.5:
+        return False
+    top = getattr(f, "top", None)
+    if top is None:
+        top = float(f._data.max()) if f._data.size else 0.0
+    return top <= 1.0
+
+
+def _nonneg_raw(f) -> str:
+    return "none" if f.nonnegative else "zscore"
+
+
+def _nonneg_minmax(f) -> str:
+    if not f.nonnegative:
+        return "zscore"
+    return "none" if f.sparse else "minmax"
+
+
+def _counts_raw_minmax(f) -> str:
+    from core.data.preprocessing import _is_count
+
+    if f.sparse or _is_count(f):
+        return "none"
+    return "minmax" if f.nonnegative else "zscore"
+
+
+def _text_l2_zscore(f) -> str:
+    return "l2" if _text(f) else "zscore"
+
+
+def _text_tfidf_zscore(f) -> str:
+    return "tfidf" if _text(f) else "zscore"
+
+
+def _text_raw_zscore(f) -> str:
+    return "none" if _text(f) else "zscore"
+
+
+def _text_raw_unit(f) -> str:
+    return "none" if _text(f) or _unit_range(f) else "zscore"
+
+
+def _raw_counts_unit(f) -> str:
+    from core.data.preprocessing import _raw_counts
+
+    return "none" if _unit_range(f) else _raw_counts(f)
+
+
+def _general_unit(f) -> str:
+    from core.data.preprocessing import _general
+
+    return "none" if _unit_range(f) else _general(f)
+
+
+def _text_tfidf_general(f) -> str:
+    from core.data.preprocessing import _general
+
+    return "tfidf" if _text(f) else _general(f)
+
+
+#: rules proposed next to core.data.preprocessing.AUTO_RULES (name -> per-view chooser)
+PROPOSED: dict[str, Callable] = {
+    "nonneg_raw": _nonneg_raw,  # non-negative views as stored, others z-scored
+    "nonneg_minmax": _nonneg_minmax,  # sparse as stored, dense non-negative min-max
+    "counts_raw_minmax": _counts_raw_minmax,  # raw_counts, min-max for dense non-negative
+    "text_l2_zscore": _text_l2_zscore,  # text rows to unit norm, others z-scored
+    "text_tfidf_zscore": _text_tfidf_zscore,  # text tf-idf, others z-scored
+    "text_raw_zscore": _text_raw_zscore,  # text as stored, others z-scored
+    "text_raw_unit": _text_raw_unit,  # text and [0, 1] features as stored, others z-scored
+    "raw_counts_unit": _raw_counts_unit,  # raw_counts, [0, 1] dense features as stored
+    "general_unit": _general_unit,  # general, [0, 1] dense features as stored
+    "text_tfidf_general": _text_tfidf_general,  # text tf-idf, others as general
+}
+
+
+def candidate_rules() -> dict[str, Callable]:
+    from core.data.preprocessing import AUTO_RULES
+
+    rules = {name: chooser for name, (chooser, _) in AUTO_RULES.items()}
+    for name, chooser in PROPOSED.items():
+        rules.setdefault(name, chooser)
+    return rules
+
+
+def _uniform(kind: str):
+    def choose(f) -> str:
+        return "zscore" if kind == "tfidf" and not f.nonnegative else kind
+
+    return choose
+
+
+def settings_for(method: str) -> dict[str, Callable]:
+    """Every setting the grid runs for ``method``: fixed ones, then the candidate rules."""
+    from core.data.preprocessing import AUTO_RULES
+
+    out: dict[str, Callable] = {"paper": PAPER.get(method, AUTO_RULES["general"][0])}
+    out.update({k: _uniform(k) for k in UNIFORM})
+    out.update({f"rule:{k}": v for k, v in candidate_rules().items()})
+    return out
+
+
+@lru_cache(maxsize=2)
+def load(name: str):
+    from core.data.io import load_dataset
+
+    return load_dataset(str(datasets_dir() / f"{name}.mat"))
+
+
+def choices_by_file(files, methods) -> dict[tuple[str, str], dict[str, str]]:
+    """(method, file) -> {setting name: per-view choice tuple as 'a+b+c'}."""
+    from core.data.preprocessing import ViewFacts
+
+    out: dict[tuple[str, str], dict[str, str]] = {}
+    for file in files:
+        ds = load(file)
+        facts = [ViewFacts(x) for x in ds.views]
+        for m in methods:
+            out[m, file] = {
+                name: "+".join(choose(f) for f in facts) for name, choose in settings_for(m).items()
+            }
+    return out
+
+
+def read_grid(path: Path = GRID_CSV) -> dict[tuple[str, str, str], dict]:
+    if not path.exists():
+        return {}
+    with path.open() as f:
+        return {(r["method"], r["file"], r["choices"]): r for r in csv.DictReader(f)}
+
+
+def _cell(task: tuple[str, str, str, int]) -> dict:
+    """One grid cell in a worker process: preprocess with the per-view choices, fit, score."""
+    method, file, choices, seed = task
+    from core.data.preprocessing import preprocess
+    from core.methods import REGISTRY
+    from core.numerics.metrics import accuracy, nmi
+
+    ds = load(file)
+    t0 = time.perf_counter()
+    row = {"method": method, "file": file, "seed": seed, "choices": choices, "error": ""}
+    try:
+        views, _ = preprocess(ds.views, choices.split("+"))
+        solver = REGISTRY[method].from_params({"n_clusters": ds.n_classes, "random_state": seed})
+        solver.fit(views)
+        row["acc"] = f"{accuracy(ds.labels, solver.labels_):.4f}"
+        row["nmi"] = f"{nmi(ds.labels, solver.labels_):.4f}"
+    except Exception as exc:  # a setting a method cannot run with is a result too
+        row["acc"] = row["nmi"] = ""
+        row["error"] = f"{type(exc).__name__}: {exc}"[:200]
+    row["seconds"] = f"{time.perf_counter() - t0:.2f}"
+    return row
+
+
+def _init_worker() -> None:
+    try:
+        os.nice(5)
+    except OSError:
+        pass
+
+
+def estimated_seconds(defaults_csv: Path) -> dict[tuple[str, str], float]:
+    if not defaults_csv.exists():
+        return {}
+    with defaults_csv.open() as f:
+        return {
+            (r["method"], r["file"]): float(r["seconds"])
+            for r in csv.DictReader(f)
+            if r["seed"] == "0"
+        }
+
+
+def run_grid(methods, files, path: Path, defaults_csv: Path, processes: int = 2) -> None:
+    """Run every missing distinct (method, file, choices) cell, cheap first, appended to
+    ``path`` as each ends (resumable)."""
+    import multiprocessing as mp
+
+    for var in ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = "1"
+    done = read_grid(path)
+    table = choices_by_file(files, methods)
+    secs = estimated_seconds(defaults_csv)
+    tasks: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    for (m, file), by_setting in table.items():
+        for name, ch in by_setting.items():
+            if (m, file, ch) not in done:
+                tasks[m, file, ch].append(name)
+    # the paper methods first, then the baselines; cheap cells first within each
+    order = sorted(tasks, key=lambda k: (k[0] in BASELINES, secs.get(k[:2], 60.0), k))
+    print(f"{len(order)} cells to run, estimated {sum(secs.get(k[:2], 60) for k in order):.0f} s")
+    new = not path.exists()
+    ctx = mp.get_context("spawn")
+    with path.open("a", newline="") as f, ctx.Pool(processes, _init_worker) as pool:
+        writer = csv.DictWriter(f, GRID_FIELDS)
+        if new:
+            writer.writeheader()
+            f.flush()
+        jobs = [(m, file, ch, 0) for m, file, ch in order]
+        for row in pool.imap_unordered(_cell, jobs):
+            row["settings"] = " ".join(tasks[row["method"], row["file"], row["choices"]])
+            writer.writerow(row)
+            f.flush()
+            print(
+                f"{row['file']:24s} {row['method']:14s} {row['choices'][:40]:40s} "
+                f"ACC {row['acc'] or row['error'][:40]} ({row['seconds']} s)",
+                flush=True,
+            )
+
+
+# ---------------------------------------------------------------- held-out analysis
+
+
+def _acc(grid, m, file, ch) -> float | None:
+    r = grid.get((m, file, ch))
+    if r is None:
+        return None
+    return float(r["acc"]) if r["acc"] else 0.0  # a setting that fails scores 0
+
+
+def held_out(methods, files, grid_path: Path, defaults_csv: Path) -> str:
+    """The regret table and its summary, as markdown (see the module docstring)."""
+    from core.methods import REGISTRY
+
+    grid = read_grid(grid_path)
+    table = choices_by_file(files, methods)
+    prev: dict[tuple[str, str, bool], list[float]] = defaultdict(list)
+    if defaults_csv.exists():
+        with defaults_csv.open() as f:
+            for r in csv.DictReader(f):
+                prev[r["method"], r["file"], r["seed"] == "0"].append(float(r["acc"]))
+    summary = [
+        "| method | current rule | files scored | regret <= 0.05 | median regret | "
+        "held-out worse than previous default by > 0.03 | LOFO picks | mean regret: "
+        "held-out / current rule |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    head = [
+        "| method | file | previous default ACC, seed 0 (mean of 3) | current rule ACC | "
+        "held-out rule ACC | best fixed setting ACC | regret |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    rows: list[str] = []
+    for m in methods:
+        current = f"rule:{REGISTRY[m].auto_preprocessing}"
+        names = list(settings_for(m))
+        rules = [n for n in names if n.startswith("rule:")] + list(UNIFORM) + ["paper"]
+        acc = {(n, x): _acc(grid, m, x, table[m, x][n]) for n in names for x in files}
+        best = {}
+        for x in files:
+            vals = [(acc[n, x], n) for n in FIXED if acc[n, x] is not None]
+            if len(vals) == len(FIXED):
+                best[x] = max(vals)
+        complete = [x for x in best if all(acc[r, x] is not None for r in rules)]
+        picks: Counter = Counter()
+        regrets, cur_regrets, worse, missing = [], [], [], []
+        for x in files:
+            p0 = prev.get((m, x, True), [])
+            pall = p0 + prev.get((m, x, False), [])
+            prev_s = f"{p0[0]:.3f} ({np.mean(pall):.3f})" if p0 else "not run"
+            cur = acc[current, x]
+            cur_s = "not run" if cur is None else f"{cur:.3f}"
+            train = [y for y in complete if y != x]
+            if x not in best or not train:
+                missing.append(x)
+                rows.append(f"| {m} | {x} | {prev_s} | {cur_s} | not run | not run | |")
+                continue
+            score = {r: float(np.mean([best[y][0] - acc[r, y] for y in train])) for r in rules}
+            low = min(score.values())
+            pick = current if score[current] <= low + 1e-12 else min(rules, key=score.get)
+            picks[pick] += 1
+            a = acc[pick, x]
+            best_s = f"{best[x][1]} {best[x][0]:.3f}"
+            name = pick.removeprefix("rule:")
+            if a is None:
+                missing.append(x)
+                rows.append(f"| {m} | {x} | {prev_s} | {cur_s} | {name} not run | {best_s} | |")
+                continue
+            reg = best[x][0] - a
+            regrets.append(reg)
+            if cur is not None:
+                cur_regrets.append(best[x][0] - cur)
+            if p0 and a < p0[0] - 0.03:
+                worse.append(f"{x} {a:.3f} vs {p0[0]:.3f}")
+            rows.append(
+                f"| {m} | {x} | {prev_s} | {cur_s} | {name} {a:.3f} | {best_s} | {reg:+.3f} |"
+            )
+        n = len(regrets)
+        share = sum(r <= 0.05 for r in regrets)
+        med = float(np.median(regrets)) if regrets else float("nan")
+        top = ", ".join(f"{k.removeprefix('rule:')} {v}" for k, v in picks.most_common(3))
+        summary.append(
+            f"| {m} | {current.removeprefix('rule:')} | {n} (not run: {len(missing)}) | "
+            f"{share}/{n} ({100 * share / max(n, 1):.0f} %) | {med:.3f} | {len(worse)}: "
+            f"{'; '.join(worse) or '-'} | {top} | "
+            f"{np.mean(regrets) if regrets else float('nan'):.3f} / "
+            f"{np.mean(cur_regrets) if cur_regrets else float('nan'):.3f} |"
+        )
+    return "\n".join([*summary, "", *head, *rows])
