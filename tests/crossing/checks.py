@@ -18,8 +18,8 @@ import pytest
 from .inputs import Written
 
 __all__ = [
-    "agreement", "check_inputs_unchanged", "check_labels", "check_profile_rows", "check_write_back",
-    "fail", "names_typed", "read_labels", "run_refusal", "streams",
+    "agreement", "check_explain", "check_inputs_unchanged", "check_labels", "check_profile_rows",
+    "check_write_back", "fail", "names_typed", "read_labels", "run_refusal", "streams",
 ]  # fmt: skip
 
 
@@ -211,3 +211,61 @@ def check_profile_rows(rows: list[dict], ds, clusters: dict[str, int], what: str
                 fail(cause, f"{r['view']} feature {j + 1} cluster {k}: {key} {got:.6g} written, "
                             f"{want:.6g} over the {int(sel.sum())} samples that have the view "
                             f"({absent} sample(s) miss it)")  # fmt: skip
+
+
+# -- explain --------------------------------------------------------------------------------------
+def _csv_rows(path: Path, what: str) -> list[dict[str, str]]:
+    if not Path(path).exists():
+        fail(f"{what} not written", Path(path).name)
+    with open(path, newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def check_explain(folder: Path, ds, group: list[str], what: str) -> None:
+    """The tables of ``mvc explain --group`` (or the app's workbench) in ``folder``, for the
+    group of ids ``group`` against the rest of ``ds`` (views in memory): every feature of every
+    view compared over the samples that HAVE the view (n_a, n_b, the means), the group's
+    composition, a row per metadata column, and each view clustered alone (one clustering
+    at least follows the run: the data has 3 well separated clusters)."""
+    ids = ds.ids.tolist()
+    in_group = np.isin(np.asarray(ids), np.asarray(group))
+    rows = _csv_rows(folder / "compare.csv", f"{what} compare.csv")
+    for v, name in enumerate(ds.view_names):
+        mine = [r for r in rows if r["view"] == name]
+        x = ds.views[v]
+        if len(mine) != x.shape[1]:
+            fail(f"{what}: compare.csv lacks features", f"{name}: {len(mine)} of {x.shape[1]}")
+        seen = np.ones(len(ids), bool) if ds.observed is None else ds.observed[:, v]
+        n_a, n_b = int((seen & in_group).sum()), int((seen & ~in_group).sum())
+        got = {(int(r["n_a"]), int(r["n_b"])) for r in mine}
+        if got != {(n_a, n_b)}:
+            absent = int(np.count_nonzero(~seen))
+            cause = f"{what}: compare.csv counts samples missing a view" if absent else (
+                f"{what}: compare.csv n_a/n_b differ from the group")  # fmt: skip
+            fail(cause, f"{name}: {sorted(got)} written, ({n_a}, {n_b}) expected")
+        top = mine[0]
+        j = int(top["feature"]) - 1
+        want = float(_column(x, j)[seen & in_group].mean())
+        if not np.isclose(float(top["mean_a"]), want, rtol=1e-4, atol=1e-6):
+            detail = f"{name} feature {j + 1}: {top['mean_a']} written, {want:.6g} expected"
+            fail(f"{what}: compare.csv mean_a differs from the data", detail)
+    comp = _csv_rows(folder / "composition.csv", f"{what} composition.csv")
+    size = [int(r["count"]) for r in comp if r["group"] == "group" and r["column"] == "size"]
+    by_cluster = sum(int(r["count"]) for r in comp
+                     if r["group"] == "group" and r["column"] == "cluster")  # fmt: skip
+    if size != [len(group)] or by_cluster != len(group):
+        fail(f"{what}: composition.csv does not count the group",
+             f"size {size}, by cluster {by_cluster}, group of {len(group)}")  # fmt: skip
+    assoc = _csv_rows(folder / "association.csv", f"{what} association.csv")
+    if {r["column"] for r in assoc} != set(ds.metadata):
+        fail(f"{what}: association.csv rows are not the metadata columns",
+             f"{sorted(r['column'] for r in assoc)} vs {sorted(ds.metadata)}")  # fmt: skip
+    agree = _csv_rows(folder / "view_agreement.csv", f"{what} view_agreement.csv")
+    if [r["view"] for r in agree] != list(ds.view_names):
+        fail(f"{what}: view_agreement.csv views differ", repr([r["view"] for r in agree]))
+    observed = [len(ids)] * len(agree) if ds.observed is None else ds.observed.sum(0).tolist()
+    if [int(r["n_observed"]) for r in agree] != observed:
+        fail(f"{what}: view_agreement.csv counts samples missing a view",
+             f"{[r['n_observed'] for r in agree]} vs {observed}")  # fmt: skip
+    if max(float(r["ari"]) for r in agree) < 0.5:
+        fail(f"{what}: no view alone follows the run", repr([r["ari"] for r in agree]))

@@ -296,7 +296,7 @@ def write_streamed(folder: Path) -> Written:
 
 #: every registered method, every after-run action: the matrix's other two axes
 METHODS = sorted(REGISTRY)
-ACTIONS = ["labels", "write-back", "profile", "predict", "session", "html"]
+ACTIONS = ["labels", "write-back", "profile", "predict", "session", "html", "explain"]
 
 INPUT_KINDS: list[InputKind] = [
     InputKind("mat-v5", write_mat_v5),

@@ -34,6 +34,7 @@ from core.methods import REGISTRY
 from .checks import (
     _norm,
     agreement,
+    check_explain,
     check_inputs_unchanged,
     check_labels,
     check_profile_rows,
@@ -322,6 +323,47 @@ def _html(run: AppRun) -> None:
         fail("app: HTML report does not name the method", run.method)
     if run.w.dataset_name not in text:
         fail("app: HTML report does not name the dataset", run.w.dataset_name)
+
+
+def _explain(run: AppRun) -> None:
+    """The Analysis workbench's computations (core.analysis, Qt-free) on the app's run, with
+    a cluster as the group, exported through the writers ``mvc explain`` uses; and one
+    sample's explanation through the run's prediction model."""
+    from core.analysis.association import associate, write_association_csv
+    from core.analysis.compare import compare_groups, write_compare_csv
+    from core.analysis.explain_sample import explain_sample
+    from core.analysis.groups import composition, write_composition_csv
+    from core.analysis.view_agreement import view_agreement, write_view_agreement_csv
+
+    session, result = run.session, run.result
+    ds = session.dataset
+    labels = np.asarray(result.labels)
+    rows = np.flatnonzero(labels == labels[0])
+    folder = run.folder / "workbench"
+    try:
+        tables = compare_groups(ds.views, rows, observed=ds.observed,
+                                view_names=list(ds.view_names))  # fmt: skip
+        comp = composition(rows, labels, ds.metadata, kinds=ds.metadata_columns())
+        assoc = associate(labels, ds.metadata, kinds=ds.metadata_columns())
+        agree = view_agreement(session.prepared()[0], labels, int(labels.max()) + 1,
+                               weights=result.view_weights, observed=session.observed,
+                               view_names=list(ds.view_names))  # fmt: skip
+    except Exception as exc:
+        fail("app: workbench analyses crashed", f"{type(exc).__name__}: {exc}")
+    write_compare_csv(folder / "compare.csv", tables, group="group")
+    write_composition_csv(folder / "composition.csv", {"group": comp})
+    write_association_csv(folder / "association.csv", assoc)
+    write_view_agreement_csv(folder / "view_agreement.csv", agree)
+    in_memory = run.w.load_in_memory() if run.w.stream else ds
+    check_explain(folder, in_memory, [result.ids[i] for i in rows], "app workbench")
+    model = run.history.prediction
+    if model is None:
+        fail("app: no model to explain a sample with", "history.prediction is None")
+    picks = np.linspace(0, labels.size - 1, 10).astype(int)
+    found = [explain_sample(model, ds.views, int(i), observed=ds.observed) for i in picks]
+    same = np.mean([ex.predicted == labels[ex.index] for ex in found])
+    if same < 0.8:
+        fail("app: a sample's view votes do not follow its cluster", f"{same:.0%} agree")
 
 
 #: one check per action, by name (a new action in ACTIONS needs its check here)

@@ -27,6 +27,7 @@ from core.methods import REGISTRY
 
 from .checks import (
     agreement,
+    check_explain,
     check_inputs_unchanged,
     check_labels,
     check_profile_rows,
@@ -299,6 +300,35 @@ def _html(method, kind, w: Written, run: Call, runs: CliRuns) -> None:
         fail("HTML report does not name the method", method)
     if w.dataset_name not in text:
         fail("HTML report does not name the dataset", w.dataset_name)
+
+
+def _explain(method, kind, w: Written, run: Call, runs: CliRuns) -> None:
+    """``mvc explain`` with the run's data arguments and a cluster as the group: the tables
+    count only the samples that have each view; an unknown id is a clear refusal."""
+    report = run.files["report"]
+    if not report.exists():
+        fail("run record not written", str(report))
+    by_id = labels_by_id(run.files["labels"])
+    first = next(iter(by_id.values()))
+    group = [i for i, k in by_id.items() if k == first]
+    folder = report.parent / "explain"
+    folder.mkdir(exist_ok=True)
+    ids = folder / "group.txt"
+    ids.write_text("\n".join(group) + "\n", encoding="utf-8")
+    data = [*w.data_args, *w.run_flags]
+    call = call_cli(["explain", str(report), *data, "--group", str(ids), "--out-dir",
+                     str(folder / "out")])  # fmt: skip
+    expect_ok(call, "mvc explain with the run's data arguments")
+    check_explain(folder / "out", w.load_in_memory(), group, "mvc explain")
+    bad = folder / "strangers.txt"
+    bad.write_text(f"{group[0]}\nno-such-sample\n", encoding="utf-8")
+    refused = call_cli(["explain", str(report), *data, "--group", str(bad), "--out-dir",
+                        str(folder / "refused")])  # fmt: skip
+    expect_refusal(refused, method)
+    if "no-such-sample" not in refused.err:
+        fail("explain refusal does not name the unknown id", refused.last_err())
+    if (folder / "refused").exists():
+        fail("explain wrote tables before refusing", str(folder / "refused"))
 
 
 #: one check per action, by name (a new action in ACTIONS needs its check here)
