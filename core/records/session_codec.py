@@ -1,4 +1,5 @@
-"""The compact label encoding of session files, and the error every session check raises."""
+"""The compact label encoding of session files (labels, and the sample indices of named
+groups), and the error every session check raises."""
 
 from __future__ import annotations
 

@@ -1,10 +1,11 @@
 """Session files (Qt-free): the data source, the user's choices and the run history as JSON.
 
 A session file lets a teacher prepare a class in advance: reopening it loads the same data,
-restores the view selection, preprocessing, method and parameters, and the runs (labels, curves,
-metrics), which can then be shown and compared without rerunning. The schema is documented in
-``docs/sessions.md``; :func:`load_session` checks it and raises :class:`SessionFileError` with a
-message that names the offending key. Files are written atomically
+restores the view selection, preprocessing, method and parameters, the runs (labels, curves,
+metrics), which can then be shown and compared without rerunning, and the named groups of
+samples (optional: sessions saved before groups existed open as they did). The schema is
+documented in ``docs/sessions.md``; :func:`load_session` checks it and raises
+:class:`SessionFileError` with a message that names the offending key. Files are written atomically
 (``core.records.runs.atomic_write``).
 """
 
@@ -17,12 +18,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from core.data.atomic import atomic_write
 from core.records.runs import RunResult, _jsonable, package_versions
 from core.records.session_codec import SessionFileError, decode_labels, encode_labels
 
 __all__ = [
-    "FORMAT", "VERSION", "DataSource", "SessionFileError", "SessionState", "StoredRun",
+    "FORMAT", "VERSION", "DataSource", "SessionFileError", "SessionState", "StoredGroup",
+    "StoredRun",
     "decode_labels", "encode_labels", "load_session", "parse_session", "resolve_data_path",
     "save_session", "session_json",
 ]  # fmt: skip
@@ -70,6 +74,15 @@ class StoredRun:
 
 
 @dataclass
+class StoredGroup:
+    """A named group of samples (0-based indices into the data) and its colour."""
+
+    name: str
+    indices: np.ndarray
+    colour: str | None = None
+
+
+@dataclass
 class SessionState:
     source: DataSource
     included: list[bool]
@@ -77,6 +90,8 @@ class SessionState:
     method: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
     runs: list[StoredRun] = field(default_factory=list)
+    #: the user's named groups of samples (optional in the file: older sessions have none)
+    groups: list[StoredGroup] = field(default_factory=list)
     created: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
     versions: dict[str, str] = field(default_factory=package_versions)
 
@@ -153,6 +168,10 @@ def session_json(state: SessionState, session_path: str | os.PathLike[str]) -> s
         "views": {"included": state.included, "preprocessing": state.preprocessing},
         "method": {"name": state.method, "params": state.params, "seed": state.seed},
         "runs": [_run_record(r) for r in state.runs],
+        "groups": [
+            {"name": g.name, "colour": g.colour, "indices": encode_labels(g.indices)}
+            for g in state.groups
+        ],
     }
     return json.dumps(_jsonable(record), indent=1)
 
@@ -280,6 +299,29 @@ def _parse_run(obj: Any, i: int) -> StoredRun:
     )
 
 
+def _parse_groups(entries: Any, n_samples: int) -> list[StoredGroup]:
+    """The named groups (a list of name, colour, indices), checked against the data size."""
+    if not isinstance(entries, list):
+        raise SessionFileError("'groups' must be a list of groups")
+    groups: list[StoredGroup] = []
+    for i, obj in enumerate(entries):
+        where = f"groups[{i}]"
+        if not isinstance(obj, dict):
+            raise SessionFileError(f"{where} must be an object")
+        name = _need(obj, "name", str, where)
+        if name in (g.name for g in groups):
+            raise SessionFileError(f"{where}: the name {name!r} is used twice")
+        colour = _need(obj, "colour", str, where, optional=True)
+        indices = decode_labels(obj.get("indices"), f"{where}.indices")
+        if indices.size and (indices.min() < 0 or indices.max() >= n_samples):
+            raise SessionFileError(
+                f"{where}.indices: sample indices must lie in 0..{n_samples - 1} (the data "
+                f"has {n_samples} samples)"
+            )
+        groups.append(StoredGroup(name, np.unique(indices), colour))
+    return groups
+
+
 def parse_session(record: Any) -> SessionState:
     """Check a decoded JSON document and build the session (SessionFileError if invalid)."""
     if not isinstance(record, dict) or record.get("format") != FORMAT:
@@ -314,6 +356,7 @@ def parse_session(record: Any) -> SessionState:
                 f"{source.n_samples} samples"
             )
         run.result.sample_ids = source.sample_ids  # the data's own ids, stored once
+    groups = _parse_groups(record.get("groups") or [], source.n_samples)
     return SessionState(
         source=source,
         included=list(included),
@@ -321,6 +364,7 @@ def parse_session(record: Any) -> SessionState:
         method=_need(method, "name", str, "method", optional=True),
         params=dict(_need(method, "params", dict, "method", optional=True) or {}),
         runs=runs,
+        groups=groups,
         created=str(record.get("created", "")),
         versions=dict(record.get("versions") or {}),
     )

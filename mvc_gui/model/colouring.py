@@ -8,6 +8,8 @@ Every colour source becomes a :class:`Colouring`: one code per sample indexing `
 * numbers (a numeric metadata column, a feature's value): the values' range cut into
   :data:`N_BINS` equal bins of a continuous colour ramp (given by the caller: the plot layer owns
   the colour maps); NaN is grey;
+* named groups of samples: one colour per group (a sample in several groups takes the last
+  one, as :meth:`core.analysis.groups.GroupSet.as_labels` says), samples in none grey;
 * the disagreement of two runs: the other run's clusters matched to the current run's by the
   Hungarian assignment (:func:`core.experiments.compare.contingency`); the disagreeing samples are
   emphasised and counted.
@@ -36,6 +38,7 @@ __all__ = [
     "disagreement",
     "feature_column",
     "from_labels",
+    "groups",
     "is_numeric",
 ]
 
@@ -139,6 +142,30 @@ def from_labels(
     full = [names[c] if c < len(names) else str(c) for c in range(k)]
     counts = np.pad(np.asarray(counts), (0, k - len(counts))).tolist()
     return Colouring(title, "categorical", labels, cluster_colors(k), full, counts)
+
+
+def groups(
+    labels: np.ndarray, names: Sequence[str], colours: Sequence[str | None] = ()
+) -> Colouring:
+    """Group number per sample (-1: in no group, grey) with the groups' names and their own
+    colours (``"#rrggbb"``; None or missing: the cluster palette's colour of that place)."""
+    codes = np.asarray(labels, dtype=np.int64).ravel()
+    k = len(names)
+    palette = cluster_colors(k) if k else []
+    chosen = [_rgb(colours[g]) if g < len(colours) and colours[g] else palette[g] for g in range(k)]
+    counts = np.bincount(codes[codes >= 0], minlength=k)[:k].tolist()
+    in_none = int(np.count_nonzero(codes < 0))
+    summary = f"{in_none:,} samples are in no group (grey)" if in_none and k else ""
+    return Colouring("groups", "categorical", codes, chosen, list(names), counts,
+                     summary=summary)  # fmt: skip
+
+
+def _rgb(text: str) -> RGB:
+    """``"#rrggbb"`` as (r, g, b); anything else: a clear ValueError."""
+    t = text.strip().lstrip("#")
+    if len(t) != 6:
+        raise ValueError(f"a group colour must be #rrggbb, got {text!r}")
+    return int(t[0:2], 16), int(t[2:4], 16), int(t[4:6], 16)
 
 
 def continuous(values: np.ndarray, title: str, ramp: Sequence[RGB]) -> Colouring:

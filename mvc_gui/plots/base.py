@@ -1,4 +1,5 @@
-"""PlotBox: a titled frame around a plot, with an export button (PNG at 2x or SVG)."""
+"""PlotBox: a titled frame around a plot, with an export button (PNG, SVG or PDF at a chosen
+size and DPI, with the plot's legend: :mod:`mvc_gui.plots.figure`)."""
 
 from __future__ import annotations
 
@@ -13,15 +14,43 @@ from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from core.data.atomic import atomic_path, atomic_write
+from mvc_gui.plots.figure import (
+    SCREEN_DPI,
+    FigureSize,
+    Legend,
+    legend_height,
+    paint_legend,
+    paint_scene,
+    write_figure,
+)
 from mvc_gui.resources import icon
 
-__all__ = ["PlotBox", "export_item"]
+__all__ = ["ADD", "MODES", "REPLACE", "SUBTRACT", "PlotBox", "export_item", "selection_mode"]
+
+#: how a pick combines with the selection: none replaces, Shift adds, Ctrl (Cmd) subtracts
+REPLACE, ADD, SUBTRACT = "replace", "add", "subtract"
+MODES = (REPLACE, ADD, SUBTRACT)
 
 
-def export_item(path: str | os.PathLike[str], item: object) -> Path:
-    """Write a plot (a GraphicsScene item) to PNG (2x) or SVG atomically."""
+def selection_mode(modifiers: Qt.KeyboardModifier) -> str:
+    """How a pick made with ``modifiers`` held combines with the selection."""
+    if modifiers & Qt.KeyboardModifier.ShiftModifier:
+        return ADD
+    if modifiers & Qt.KeyboardModifier.ControlModifier:  # Cmd on macOS (Qt maps it)
+        return SUBTRACT
+    return REPLACE
+
+
+def export_item(path: str | os.PathLike[str], item: object, size: FigureSize | None = None) -> Path:
+    """Write a plot (a GraphicsScene item) atomically: PNG (2x) or SVG as on screen, or PDF,
+    or any of them at ``size``."""
     target = Path(path)
-    if target.suffix.lower() == ".svg":
+    ext = target.suffix.lower()
+    if size is not None or ext == ".pdf":
+        rect = item.sceneBoundingRect()
+        size = size or FigureSize(max(rect.width(), 1), max(rect.height(), 1), "px", SCREEN_DPI)
+        return write_figure(target, size, lambda painter, r: paint_scene(painter, r, item))
+    if ext == ".svg":
         return atomic_write(target, _svg_text(item))
     exporter = pgx.ImageExporter(item)
     width = int(exporter.params["width"])
@@ -70,7 +99,9 @@ class PlotBox(QFrame):
         self.controls = bar
         self.export_button = QToolButton()
         self.export_button.setIcon(icon("export"))
-        self.export_button.setToolTip(f"Export '{title}' as PNG or SVG")
+        self.export_button.setToolTip(
+            f"Export '{title}' as a figure: PNG, SVG or PDF at a chosen size and DPI"
+        )
         self.export_button.setAutoRaise(True)
         bar.addWidget(self.export_button)
         layout.addLayout(bar)
@@ -108,6 +139,52 @@ class PlotBox(QFrame):
 
     def add_control(self, widget: QWidget) -> None:
         self.controls.insertWidget(self.controls.count() - 1, widget)
+
+    # -- figures ----------------------------------------------------------------------------
+    def figure_legend(self) -> Legend | None:
+        """The legend drawn under the plot in a figure (None: the plot carries its own)."""
+        return None
+
+    def default_figure_size(self, fmt: str = "png") -> FigureSize:
+        """The plot as on screen (PNG: at twice the pixels, 192 DPI), with room for its
+        legend."""
+        rect = self.scene_item().sceneBoundingRect()
+        w, h = max(rect.width(), 50.0), max(rect.height(), 50.0)
+        h += legend_height(self.figure_legend(), w, 1.0)
+        if fmt == "png":
+            return FigureSize(2 * w, 2 * h, "px", 2 * SCREEN_DPI)
+        return FigureSize(w, h, "px", SCREEN_DPI)
+
+    def paint_figure(self, painter, rect: QRectF) -> None:
+        """The plot scaled into ``rect`` with its legend below it (or, when a sentence
+        stands in for the plot, that sentence)."""
+        if not self.plot_shown:
+            painter.save()
+            painter.setPen(pg.mkPen("#5b6573"))
+            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+                             self.note.text())  # fmt: skip
+            painter.restore()
+            return
+        item = self.scene_item()
+        source = item.sceneBoundingRect()
+        if source.width() <= 0 or source.height() <= 0:
+            return
+        legend = self.figure_legend()
+        scale = min(rect.width() / source.width(), rect.height() / source.height())
+        below = legend_height(legend, rect.width(), scale)
+        plot_rect = QRectF(rect.left(), rect.top(), rect.width(), max(rect.height() - below, 1))
+        paint_scene(painter, plot_rect, item)
+        if legend is not None:
+            drawn = min(plot_rect.width() / source.width(), plot_rect.height() / source.height())
+            top = plot_rect.center().y() + source.height() * drawn / 2
+            paint_legend(painter, QRectF(rect.left(), top, rect.width(), below), legend, scale)
+
+    def export_figure(self, path: str | os.PathLike[str], size: FigureSize | None = None) -> Path:
+        """Write the plot and its legend as PNG, SVG or PDF (by the suffix) at ``size``
+        (None: as on screen)."""
+        fmt = Path(path).suffix.lower().lstrip(".")
+        return write_figure(path, size or self.default_figure_size(fmt), self.paint_figure,
+                            self.title.text())  # fmt: skip
 
     def scene_item(self) -> object:
         """What to export: the whole graphics layout/plot of the view."""

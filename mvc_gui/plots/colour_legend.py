@@ -3,19 +3,21 @@
 One line under the plot: for categories a swatch, name and count per category (the first
 :data:`MAX_SHOWN`, then how many more); for numbers the minimum, a gradient bar of the colour
 ramp and the maximum, and a grey swatch when some samples have no value. A sentence (e.g. how
-many samples disagree) follows on a second line.
+many samples disagree) follows on a second line. Clicking a category emits ``entry_clicked``
+(its code and how it combines with the selection: Shift adds, Ctrl subtracts).
 """
 
 from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QImage, QPixmap
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QGuiApplication, QImage, QPixmap
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from mvc_gui.model.colouring import Colouring
 from mvc_gui.model.palette import NOISE_COLOR, hex_color
+from mvc_gui.plots.base import selection_mode
 
 __all__ = ["ColourLegend"]
 
@@ -31,6 +33,8 @@ def _number(v: float) -> str:
 
 
 class ColourLegend(QWidget):
+    entry_clicked = Signal(int, str)  # category code, selection mode
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         outer = QVBoxLayout(self)
@@ -46,6 +50,8 @@ class ColourLegend(QWidget):
         self.items = QLabel()  # categories as rich text, or the grey 'no value' swatch
         self.items.setWordWrap(True)
         self.items.setTextFormat(Qt.TextFormat.RichText)
+        self.items.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse)
+        self.items.linkActivated.connect(self._on_link)
         for w in (self.title, self.lo, self.bar, self.hi):
             row.addWidget(w)
         row.addWidget(self.items, 1)
@@ -74,9 +80,12 @@ class ColourLegend(QWidget):
             self.bar.setPixmap(self._gradient(colouring.colours))
         else:
             shown = list(zip(colouring.names, colouring.colours, colouring.counts, strict=False))
-            for name, rgb, count in shown[:MAX_SHOWN]:
+            for code, (name, rgb, count) in enumerate(shown[:MAX_SHOWN]):
                 label = html.escape(str(name)).replace(" ", "&nbsp;")
-                parts.append(f"{_swatch(rgb)}&nbsp;{label}&nbsp;({count:,})")
+                parts.append(
+                    f"<a href='{code}' style='color:#2b3440; text-decoration:none'>"
+                    f"{_swatch(rgb)}&nbsp;{label}&nbsp;({count:,})</a>"
+                )
             if len(shown) > MAX_SHOWN:
                 parts.append(f"+{len(shown) - MAX_SHOWN} more")
         if colouring.n_missing:
@@ -84,8 +93,15 @@ class ColourLegend(QWidget):
                 f"{_swatch(NOISE_COLOR)}&nbsp;no&nbsp;value&nbsp;({colouring.n_missing:,})"
             )
         self.items.setText(" &nbsp; ".join(parts))
+        tip = "Click a category to select its samples (Shift adds, Ctrl subtracts)"
+        self.items.setToolTip("" if numeric else tip)
         self.summary.setText(colouring.summary)
         self.summary.setVisible(bool(colouring.summary))
+
+    def _on_link(self, href: str) -> None:
+        if href.isdigit():
+            mode = selection_mode(QGuiApplication.keyboardModifiers())
+            self.entry_clicked.emit(int(href), mode)
 
     @staticmethod
     def _gradient(colours: list[tuple[int, int, int]], width: int = 120) -> QPixmap:

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QComboBox
 
 from mvc_gui.model.aggregations import confusion
 from mvc_gui.model.colouring import categorical
-from mvc_gui.plots.base import PlotBox
+from mvc_gui.plots.base import PlotBox, selection_mode
 from mvc_gui.plots.heatmap_plot import strip_image
 
 __all__ = ["ConfusionPlot"]
@@ -94,7 +94,8 @@ class ConfusionPlot(PlotBox):
     """Counts of each row category (reference labels, or any categorical metadata column) in
     each cluster, rows normalised, clusters ordered by the best match."""
 
-    cluster_clicked = Signal(int)
+    cluster_clicked = Signal(int)  # the colour strip above a column: the whole cluster
+    cell_clicked = Signal(int, int, str)  # row category, cluster, selection mode
 
     def __init__(self, parent=None) -> None:
         view = pg.PlotWidget()
@@ -141,7 +142,10 @@ class ConfusionPlot(PlotBox):
         self._key: tuple | None = None  # (row source, labels, k) on display
         self._last: tuple[np.ndarray, int] | None = None  # the clusters on display, and k
         view.scene().sigMouseClicked.connect(self._on_mouse_clicked)
-        self.setToolTip("Click a column to select that cluster in every view")
+        self.setToolTip(
+            "Click a cell to select the samples of that row in that cluster, the colour strip "
+            "above a column to select the whole cluster (Shift adds, Ctrl subtracts)"
+        )
 
     # -- what the rows are --------------------------------------------------------------------
     def set_data(self, ds) -> None:
@@ -265,10 +269,27 @@ class ConfusionPlot(PlotBox):
         self.highlight.setRect(QRectF(float(hits[0]), 0, 1, rows))
         self.highlight.show()
 
+    def rows_codes(self) -> np.ndarray | None:
+        """The row category of every sample (the rows on display), or None."""
+        key = self.rows_box.currentData()
+        return self.row_sources[key][0] if key in self.row_sources else None
+
+    def cell_members(self, row: int, cluster: int) -> np.ndarray:
+        """The samples of row category ``row`` in ``cluster`` (the labels on display)."""
+        rows = self.rows_codes()
+        if rows is None or self._last is None or rows.shape[0] != self._last[0].shape[0]:
+            return np.zeros(0, dtype=np.int64)
+        return np.flatnonzero((rows == row) & (self._last[0] == cluster))
+
     def _on_mouse_clicked(self, event) -> None:
         if self._key is None:
             return
         p = self.plot.getViewBox().mapSceneToView(event.scenePos())
-        j = int(np.floor(p.x()))
-        if 0 <= j < self.order.size and -0.4 <= p.y() <= len(self.class_names):
+        j, i = int(np.floor(p.x())), int(np.floor(p.y()))
+        if not (0 <= j < self.order.size and -0.4 <= p.y() <= len(self.class_names)):
+            return
+        if p.y() < 0 or self.rows_codes() is None:  # the strip: the whole cluster
             self.cluster_clicked.emit(int(self.order[j]))
+        else:
+            mode = selection_mode(event.modifiers())
+            self.cell_clicked.emit(i, int(self.order[j]), mode)

@@ -12,16 +12,22 @@ import threading
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt, Signal
-from PySide6.QtWidgets import QComboBox, QGraphicsRectItem
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QPainterPath
+from PySide6.QtWidgets import QComboBox, QGraphicsPathItem, QGraphicsRectItem
 from scipy.spatial import cKDTree
 
 from core.numerics.layout_umap import INSTALL_HINT, umap_available
 from mvc_gui.model.colouring import N_BINS, Colouring
 from mvc_gui.model.palette import NOISE_COLOR
+from mvc_gui.model.regions import rect_polygon
+from mvc_gui.plots.base import selection_mode
 from mvc_gui.run.priority import lower_thread_priority
 
-__all__ = ["HoverIndex", "SelectViewBox", "layout_chooser", "point_styles", "ramp"]
+__all__ = [
+    "LASSO", "POINTER", "RECTANGLE", "TOOLS", "HoverIndex", "SelectViewBox", "layout_chooser",
+    "point_styles", "ramp",
+]  # fmt: skip
 
 RGBA = tuple[int, int, int, int]
 #: above this many points the hover tree is built in a thread (below it takes < 20 ms)
@@ -104,34 +110,85 @@ class HoverIndex:
         return float(dist), int(i)
 
 
-class SelectViewBox(pg.ViewBox):
-    """Pans/zooms as usual; Shift+drag draws a selection rectangle."""
+#: what a left drag on the embedding does: pan (Shift: a rectangle), a rectangle, a lasso
+POINTER, RECTANGLE, LASSO = "pointer", "rectangle", "lasso"
+TOOLS = (POINTER, RECTANGLE, LASSO)
+#: a lasso takes a vertex when the mouse has moved this many screen pixels
+LASSO_STEP_PX = 3.0
 
-    rect_selected = Signal(object)
+
+class SelectViewBox(pg.ViewBox):
+    """Pans and zooms as usual in the pointer tool (Shift+drag draws a rectangle); in the
+    rectangle and lasso tools a left drag draws that shape. The drawn region is emitted in
+    data coordinates with how it combines with the selection (the modifiers held when the
+    mouse is released: none replaces, Shift adds, Ctrl subtracts)."""
+
+    rect_selected = Signal(object)  # a QRectF to select (replacing the selection)
+    region_drawn = Signal(object, str, str)  # polygon (m x 2, data), mode, "rectangle"/"lasso"
+    clicked = Signal(float, float, str)  # a left click without a drag: data x, y, mode
 
     def __init__(self) -> None:
         super().__init__()
+        self.tool = POINTER
+        pen = pg.mkPen("#2b3440", width=1, style=Qt.PenStyle.DashLine)
+        pen.setCosmetic(True)
         self._band = QGraphicsRectItem()
-        self._band.setPen(pg.mkPen("#2b3440", width=1, style=Qt.PenStyle.DashLine))
-        self._band.setBrush(pg.mkBrush(43, 52, 64, 30))
-        self._band.setZValue(1e9)
-        self._band.hide()
-        self.addItem(self._band, ignoreBounds=True)
+        self._lasso = QGraphicsPathItem()
+        for item in (self._band, self._lasso):
+            item.setPen(pen)
+            item.setBrush(pg.mkBrush(43, 52, 64, 30))
+            item.setZValue(1e9)
+            item.hide()
+            self.addItem(item, ignoreBounds=True)
+        self._points: list[tuple[float, float]] = []
+        self._last_px: QPointF | None = None
+
+    def set_tool(self, tool: str) -> None:
+        if tool not in TOOLS:
+            raise ValueError(f"unknown tool {tool!r}: one of {', '.join(TOOLS)}")
+        self.tool = tool
+        self.setMouseEnabled(True, True)
+
+    def mouseClickEvent(self, ev) -> None:
+        if ev.button() == Qt.MouseButton.LeftButton:
+            ev.accept()
+            p = self.mapSceneToView(ev.scenePos())
+            self.clicked.emit(p.x(), p.y(), selection_mode(ev.modifiers()))
+            return
+        super().mouseClickEvent(ev)
 
     def mouseDragEvent(self, ev, axis=None):
-        if ev.button() == Qt.MouseButton.LeftButton and (
-            ev.modifiers() & Qt.KeyboardModifier.ShiftModifier
-        ):
-            ev.accept()
-            a = self.mapSceneToView(ev.buttonDownScenePos())
-            b = self.mapSceneToView(ev.scenePos())
+        shift = bool(ev.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+        if ev.button() != Qt.MouseButton.LeftButton or (self.tool == POINTER and not shift):
+            super().mouseDragEvent(ev, axis)
+            return
+        ev.accept()
+        shape = LASSO if self.tool == LASSO else RECTANGLE
+        a = self.mapSceneToView(ev.buttonDownScenePos())
+        b = self.mapSceneToView(ev.scenePos())
+        if shape == RECTANGLE:
             rect = QRectF(a, b).normalized()
             self._band.setRect(rect)
             self._band.setVisible(not ev.isFinish())
-            if ev.isFinish():
-                self.rect_selected.emit(rect)
-            return
-        super().mouseDragEvent(ev, axis)
+            polygon = rect_polygon(a.x(), a.y(), b.x(), b.y())
+        else:
+            if ev.isStart() or not self._points:
+                self._points = [(a.x(), a.y())]
+                self._last_px = ev.buttonDownScenePos()
+            d = ev.scenePos() - self._last_px
+            if ev.isFinish() or (d.x() ** 2 + d.y() ** 2) >= LASSO_STEP_PX**2:
+                self._points.append((b.x(), b.y()))
+                self._last_px = ev.scenePos()
+            path = QPainterPath(QPointF(*self._points[0]))
+            for x, y in self._points[1:]:
+                path.lineTo(x, y)
+            path.closeSubpath()
+            self._lasso.setPath(path)
+            self._lasso.setVisible(not ev.isFinish())
+            polygon = np.array(self._points, dtype=np.float64)
+        if ev.isFinish():
+            self._points = []
+            self.region_drawn.emit(polygon, selection_mode(ev.modifiers()), shape)
 
 
 def layout_chooser() -> QComboBox:

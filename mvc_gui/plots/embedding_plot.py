@@ -1,17 +1,27 @@
-"""Embedding: the t-SNE layout coloured by cluster (or true label), hover, rectangle select.
+"""Embedding: the t-SNE layout coloured by cluster (or true label), hover, selection tools.
 
 Points are drawn by :class:`FastScatter` from one small style code per point
 (:func:`~mvc_gui.plots.embedding_parts.point_styles`), so a new frame only moves the points and
-a re-colouring is a few O(n) numpy passes, also at a million points. Shift+drag selects a
-rectangle; the selection is drawn on top, the rest dimmed.
+a re-colouring is a few O(n) numpy passes, also at a million points. The tool buttons choose
+what a drag does: pan (the pointer; Shift+drag still draws a rectangle), a rectangle or a
+free-hand lasso; the samples inside (:mod:`mvc_gui.model.regions`) replace the selection, or
+with Shift are added to it, with Ctrl taken out of it. Clicking a point picks its cluster,
+clicking a legend entry its category. The selection is drawn on top, the rest dimmed.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QToolTip, QWidget
+from PySide6.QtCore import QPointF, QRectF, QSize, Signal
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QComboBox,
+    QHBoxLayout,
+    QToolButton,
+    QToolTip,
+    QWidget,
+)
 
 from core.data.dataset import MultiViewDataset
 from core.records.profiles_table import feature_names_of
@@ -22,11 +32,17 @@ from mvc_gui.model.colouring import (
     disagreement,
     feature_column,
     from_labels,
+    groups,
 )
-from mvc_gui.plots.base import PlotBox
+from mvc_gui.model.palette import NOISE_COLOR
+from mvc_gui.model.regions import points_in_polygon
+from mvc_gui.plots.base import REPLACE, PlotBox
 from mvc_gui.plots.colour_chooser import CLUSTERS, DISAGREE, FEATURE, META, TRUTH, ColourChooser
 from mvc_gui.plots.colour_legend import ColourLegend
 from mvc_gui.plots.embedding_parts import (
+    LASSO,
+    POINTER,
+    RECTANGLE,
     HoverIndex,
     SelectViewBox,
     layout_chooser,
@@ -34,12 +50,25 @@ from mvc_gui.plots.embedding_parts import (
     ramp,
 )
 from mvc_gui.plots.fast_scatter import FastScatter
+from mvc_gui.plots.figure import Legend
+from mvc_gui.resources import icon
 
-__all__ = ["EmbeddingPlot", "ramp"]
+__all__ = ["GROUPS", "EmbeddingPlot", "ramp"]
+
+GROUPS = "groups"  # the colour source of the named groups (offered by this plot)
+#: (tool, tip) of the tool buttons
+TOOL_TIPS = (
+    (POINTER, "Pointer: drag to pan, wheel to zoom, click a point to select its cluster "
+     "(Shift+drag: a rectangle)"),
+    (RECTANGLE, "Rectangle: drag to select the samples inside; Shift adds, Ctrl subtracts"),
+    (LASSO, "Lasso: draw around samples to select them; Shift adds, Ctrl subtracts"),
+)  # fmt: skip
 
 
 class EmbeddingPlot(PlotBox):
-    rect_selected = Signal(object)  # indices inside the rectangle
+    rect_selected = Signal(object)  # indices inside a rectangle given as a QRectF (vb)
+    region_selected = Signal(object, str, str)  # indices, mode, what was picked (in words)
+    point_clicked = Signal(int, str)  # the sample clicked (-1: none near), mode
     layout_source_changed = Signal()  # the layout of another view (or of all) is wanted
     layout_method_changed = Signal(str)  # "tsne" or "umap"
 
@@ -54,6 +83,21 @@ class EmbeddingPlot(PlotBox):
         self.chooser = ColourChooser()
         self.colour_by = self.chooser.colour_by
         self.chooser.changed.connect(self._recolour)
+        self.tool_group = QButtonGroup(self)
+        self.tool_buttons: dict[str, QToolButton] = {}
+        for i, (tool, tip) in enumerate(TOOL_TIPS):
+            button = QToolButton()
+            button.setIcon(icon(tool))
+            button.setIconSize(QSize(16, 16))
+            button.setCheckable(True)
+            button.setAutoRaise(True)
+            button.setToolTip(tip)
+            button.setObjectName(f"{tool}Tool")
+            button.setChecked(tool == POINTER)
+            self.tool_group.addButton(button)
+            button.toggled.connect(lambda on, t=tool: on and self.set_tool(t))
+            self.controls.insertWidget(1 + i, button)
+            self.tool_buttons[tool] = button
         self.layout_box = QComboBox()
         self.layout_box.setToolTip(
             "Layout: from all included views, or from one view alone (how does "
@@ -80,6 +124,9 @@ class EmbeddingPlot(PlotBox):
         self.message = pg.TextItem("", color="#6b7686", anchor=(0.5, 0.5))
         self.plot.addItem(self.message, ignoreBounds=True)
         self.vb.rect_selected.connect(self._on_rect_selected)
+        self.vb.region_drawn.connect(self._on_region_drawn)
+        self.vb.clicked.connect(self._on_clicked)
+        self.legend.entry_clicked.connect(self._on_legend_clicked)
         view.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.xy: np.ndarray | None = None
         self.labels: np.ndarray | None = None
@@ -101,6 +148,21 @@ class EmbeddingPlot(PlotBox):
         self._codes = np.zeros(0, dtype=np.uint16)
         self._styles: list[tuple[tuple[int, int, int, int], float]] = []
         self._tree: HoverIndex | None = None
+        #: the named groups as a colouring source: group per sample (-1: none), names, colours
+        self.group_labels: np.ndarray | None = None
+        self.group_names: list[str] = []
+        self.group_colours: list[str | None] = []
+
+    def set_tool(self, tool: str) -> None:
+        """What a left drag does: "pointer" (pan), "rectangle" or "lasso"."""
+        self.vb.set_tool(tool)
+        button = self.tool_buttons[tool]
+        if not button.isChecked():
+            button.setChecked(True)
+
+    @property
+    def tool(self) -> str:
+        return self.vb.tool
 
     def _on_layout_method(self, _index: int) -> None:
         self.title.setText(f"Embedding ({self.layout_method.currentText()})")
@@ -125,6 +187,7 @@ class EmbeddingPlot(PlotBox):
         self.chooser.set_data(
             self.true_labels is not None, ds.metadata_columns(), list(ds.view_names), names
         )
+        self._offer_groups()
         box = self.layout_box
         keep = box.currentIndex() if box.count() == ds.n_views + 1 else 0
         if [box.itemText(i) for i in range(1, box.count())] != [
@@ -139,6 +202,26 @@ class EmbeddingPlot(PlotBox):
         box.setCurrentIndex(keep)
         box.setVisible(ds.n_views > 1)
         box.blockSignals(False)
+
+    def _offer_groups(self) -> None:
+        """ "colour: groups" among the sources, before the feature value and disagreement."""
+        combo = self.chooser.colour_by
+        if combo.findData(GROUPS) >= 0:
+            return
+        at = next((i for i in range(combo.count()) if combo.itemData(i) in ("feature",
+                   "disagree")), combo.count())  # fmt: skip
+        combo.blockSignals(True)
+        combo.insertItem(at, "colour: groups", GROUPS)
+        combo.blockSignals(False)
+
+    def set_groups(
+        self, labels: np.ndarray | None, names: list[str], colours: list[str | None]
+    ) -> None:
+        """The named groups (group per sample, -1: none): a colour source."""
+        self.group_labels = labels
+        self.group_names, self.group_colours = list(names), list(colours)
+        if self.chooser.source == GROUPS:
+            self._recolour()
 
     def set_runs(self, runs: list[tuple[str, np.ndarray]]) -> None:
         """Runs (title, labels) of this data another run can be compared with."""
@@ -212,6 +295,12 @@ class EmbeddingPlot(PlotBox):
             if choice not in self._data_colourings:
                 self._data_colourings = {choice: self._data_colouring(choice)}
             return self._data_colourings[choice]
+        if choice[0] == GROUPS:
+            labels = self.group_labels
+            n = 0 if self.xy is None else self.xy.shape[0]
+            if labels is None or not self.group_names or (n and labels.shape[0] != n):
+                return None, "Name a group in the Selection dock to colour by the groups."
+            return groups(labels, self.group_names, self.group_colours), ""
         if choice[0] == DISAGREE:
             if not self.runs:
                 return None, "Finished runs of this data appear in the Runs dock to compare with."
@@ -265,6 +354,27 @@ class EmbeddingPlot(PlotBox):
             return None
         return ds.observed[:, v]
 
+    def figure_legend(self) -> Legend | None:
+        """What the colours mean, for a figure: the clusters with their sizes, the categories
+        of the colouring, or its colour ramp between the lowest and highest value."""
+        c = self.colouring
+        if c is None and self.labels is not None and self.chooser.source == CLUSTERS:
+            c = from_labels(self.labels, [], "cluster", self._label_counts)
+            names = [f"cluster {name}" for name in c.names]
+            return Legend("clusters", list(zip(c.colours, names, strict=True)))
+        if c is None:
+            return None
+        if c.kind == "continuous":
+            return Legend(c.title, ramp=c.colours, lo=f"{c.lo:.4g}", hi=f"{c.hi:.4g}",
+                          note=c.summary)  # fmt: skip
+        entries = [
+            (rgb, f"{name} ({count:,})")
+            for rgb, name, count in zip(c.colours, c.names, c.counts, strict=False)
+        ]
+        if c.n_missing:
+            entries.append((NOISE_COLOR, f"no value ({c.n_missing:,})"))
+        return Legend(c.title, entries, note=c.summary)
+
     def drawn_colours(self) -> tuple[np.ndarray, np.ndarray]:
         """``(n, 4)`` RGBA each sample is drawn in now, and ``(n,)`` sizes (what the user sees;
         zeros for samples not drawn)."""
@@ -289,15 +399,68 @@ class EmbeddingPlot(PlotBox):
             return
         x, y = self.xy[:, 0], self.xy[:, 1]
         inside = (x >= rect.left()) & (x <= rect.right()) & (y >= rect.top()) & (y <= rect.bottom())
+        picked = self._pickable(inside)
+        self.rect_selected.emit(picked)
+        self.region_selected.emit(picked, REPLACE, "rectangle")
+
+    def _pickable(self, inside: np.ndarray) -> np.ndarray:
+        """The indices of ``inside`` that are drawn (samples left out of a view's own layout
+        cannot be picked)."""
         shown = self._shown()
         if shown is not None and shown.shape == inside.shape:
-            inside &= shown  # samples left out of a view's own layout cannot be picked
-        self.rect_selected.emit(np.flatnonzero(inside))
+            inside &= shown
+        return np.flatnonzero(inside)
+
+    def _on_region_drawn(self, polygon: np.ndarray, mode: str, shape: str) -> None:
+        self.select_polygon(polygon, mode, shape)
+
+    def select_polygon(
+        self, polygon: np.ndarray, mode: str = REPLACE, shape: str = LASSO
+    ) -> np.ndarray:
+        """Select the drawn samples inside ``polygon`` (data coordinates) as the lasso does;
+        returns them."""
+        if self.xy is None:
+            return np.zeros(0, dtype=np.int64)
+        picked = self._pickable(points_in_polygon(self.xy, np.asarray(polygon, dtype=float)))
+        self.region_selected.emit(picked, mode, shape)
+        return picked
+
+    def nearest_point(self, x: float, y: float, radius_px: float = 6.0) -> int | None:
+        """The drawn sample nearest to data point (x, y) within ``radius_px`` screen pixels."""
+        if self.xy is None:
+            return None
+        if self._tree is None:
+            self._tree = HoverIndex(self.xy)
+        found = self._tree.nearest(x, y)
+        if found is None:  # a large layout's index is still being built
+            return None
+        dist, i = found
+        px = self.vb.viewPixelSize()
+        shown = self._shown()
+        if dist > radius_px * max(px[0], px[1]) or (shown is not None and not shown[i]):
+            return None
+        return int(i)
+
+    def _on_clicked(self, x: float, y: float, mode: str) -> None:
+        i = self.nearest_point(x, y)
+        self.point_clicked.emit(-1 if i is None else i, mode)
+
+    def _on_legend_clicked(self, category: int, mode: str) -> None:
+        c = self.colouring
+        if c is None or self.xy is None or c.codes.shape[0] != self.xy.shape[0]:
+            return
+        name = c.names[category] if 0 <= category < len(c.names) else "no value"
+        picked = self._pickable(c.codes == category)
+        self.region_selected.emit(picked, mode, f"{c.title}: {name}")
+
+    def sample_name(self, i: int) -> str:
+        """Sample ``i``'s id (1-based row number when the data has no ids)."""
+        ids = self.sample_ids
+        return str(ids[i]) if ids is not None and i < len(ids) else str(i + 1)
 
     def hover_text(self, i: int) -> str:
         """Sample ``i``'s id, cluster, reference label and the value it is coloured by."""
-        ids = self.sample_ids
-        text = f"sample {ids[i]}" if ids is not None and i < len(ids) else f"sample {i + 1}"
+        text = f"sample {self.sample_name(i)}"
         if self.labels is not None and i < self.labels.size:
             text += f"\ncluster {self.labels[i]}"
         if self.true_labels is not None:
@@ -315,17 +478,10 @@ class EmbeddingPlot(PlotBox):
         if self.xy is None or not self.vb.sceneBoundingRect().contains(pos):
             return
         p = self.vb.mapSceneToView(pos)
-        if self._tree is None:
-            self._tree = HoverIndex(self.xy)
-        found = self._tree.nearest(p.x(), p.y())
-        if found is None:  # a large layout's index is still being built
-            return
-        dist, i = found
-        px = self.vb.viewPixelSize()
-        shown = self._shown()
-        if dist > 6 * max(px[0], px[1]) or (shown is not None and not shown[i]):
+        i = self.nearest_point(p.x(), p.y())
+        if i is None:
             QToolTip.hideText()
             return
-        text = self.hover_text(int(i))
+        text = self.hover_text(i)
         view = self.view
         QToolTip.showText(view.mapToGlobal(view.mapFromScene(pos)), text, view)

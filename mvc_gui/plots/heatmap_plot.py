@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtCore import QPointF, QRectF, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QToolTip
 
@@ -31,6 +31,8 @@ def strip_image(clusters: np.ndarray | None, length: int, vertical: bool) -> np.
 
 
 class HeatmapPlot(PlotBox):
+    cluster_clicked = Signal(int)  # a row block: its cluster
+
     def __init__(self, parent=None) -> None:
         view = pg.GraphicsLayoutWidget()
         super().__init__("Anchor graph", view, parent)
@@ -40,7 +42,8 @@ class HeatmapPlot(PlotBox):
         self.plot.setLabel("left", "samples")
         self.setToolTip(
             "Rows: samples sorted by cluster (averaged to <= 1000 rows); columns: "
-            "anchors sorted by the cluster holding most of their weight"
+            "anchors sorted by the cluster holding most of their weight. Click a block of "
+            "rows to select its cluster (Shift adds, Ctrl subtracts)"
         )
         self.plot.hideButtons()
         small = QFont()
@@ -69,6 +72,7 @@ class HeatmapPlot(PlotBox):
         self.highlight.hide()
         self.plot.addItem(self.highlight)
         view.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        view.scene().sigMouseClicked.connect(self._on_mouse_clicked)
         self.heat: HeatMap | None = None
         self.clear("Shown when the method\nprovides its graph")
 
@@ -118,6 +122,24 @@ class HeatmapPlot(PlotBox):
         m = heat.image.shape[1]
         self.highlight.setRect(QRectF(0, rows[0], m, rows[-1] - rows[0] + 1))
         self.highlight.show()
+
+    def cluster_at(self, pos: QPointF) -> int | None:
+        """The cluster of the block of rows under scene position ``pos``, or None."""
+        heat = self.heat
+        vb = self.plot.getViewBox()
+        if heat is None or heat.row_cluster is None or not vb.sceneBoundingRect().contains(pos):
+            return None
+        p = vb.mapSceneToView(pos)
+        r = int(np.floor(p.y()))
+        rows, m = heat.image.shape
+        if 0 <= r < rows and -0.1 * m <= p.x() < m:  # the map or the colour strip beside it
+            return int(heat.row_cluster[r])
+        return None
+
+    def _on_mouse_clicked(self, event) -> None:
+        cluster = self.cluster_at(event.scenePos())
+        if cluster is not None:
+            self.cluster_clicked.emit(cluster)
 
     def _on_mouse_moved(self, pos: QPointF) -> None:
         heat = self.heat

@@ -14,10 +14,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    import numpy as np
     from PySide6.QtCore import QSettings, SignalInstance
     from PySide6.QtGui import QAction
     from PySide6.QtWidgets import QDockWidget, QLabel, QMenu, QWidget
 
+    from core.analysis.groups import GroupSet
     from core.data.io import DataSpec
     from core.records.runs import RunResult
     from mvc_gui.model.data_session import DataSession
@@ -29,13 +31,36 @@ if TYPE_CHECKING:
     from mvc_gui.run.controller import RunController
     from mvc_gui.run.embedding_controller import EmbeddingController
 
-__all__ = ["Presenter", "ToolHost"]
+__all__ = ["Presenter", "SelectionLike", "ToolHost"]
+
+
+class SelectionLike(Protocol):
+    """The window's linked selection (``mvc_gui.window.selection.Selection``): the samples
+    highlighted in every plot. ``changed`` is emitted after every change."""
+
+    indices: np.ndarray  # sorted unique int64 sample indices
+    description: str  # how it was made, in words ("lasso + cluster 2")
+    changed: SignalInstance
+
+    def __bool__(self) -> bool: ...
+
+    def __len__(self) -> int: ...
+
+    def set(
+        self, indices: np.ndarray, description: str, cluster: int | None = None,
+        mode: str = "replace",
+    ) -> None:  # fmt: skip
+        """Replace the selection by ``indices`` ("replace"), add them ("add") or take them
+        out ("subtract")."""
+
+    def clear(self) -> None: ...
 
 
 class Presenter(Protocol):
     """What tools use of the window's presenter (it puts a run into every plot)."""
 
     history: RunHistory | None  # the run on display
+    run_shown: SignalInstance  # a run's final labels are on display
 
     def show_history(self, history: RunHistory, caption: str = "") -> None: ...
 
@@ -56,6 +81,12 @@ class ToolHost(Protocol):
     data_loaded: SignalInstance
     closing: SignalInstance  # emitted once on a clean exit
 
+    # the selection and the named groups (the Selection dock; the analysis tools read them)
+    selection: SelectionLike
+    groups: GroupSet  # one object for the window's life, emptied when other data loads
+    groups_changed: SignalInstance  # emit it after changing ``groups``
+    compare_requested: SignalInstance  # (group A, group B or "" for the rest) to compare
+
     # widgets a tool reads or reports to
     method_panel: MethodPanel
     dataset_panel: DatasetPanel
@@ -74,6 +105,13 @@ class ToolHost(Protocol):
     ) -> QDockWidget: ...
 
     def ask_save_path(self, title: str, name: str, filters: str) -> str: ...
+
+    def register_figure_part(self, name: str, widget: QWidget | None) -> None:
+        """Offer ``widget`` to File > Figure... ("association": the table placed beside the
+        embedding and the weights; a table view is drawn from its model, as text); None
+        withdraws it."""
+
+    def figure_parts(self) -> dict[str, QWidget]: ...
 
     def current_result(self) -> RunResult | None:
         """The run on display, or None (after telling the user there is nothing yet)."""

@@ -1,10 +1,11 @@
 """File > Save session... / Open session...: the window's state to and from a session file.
 
-Saving captures the data source, view selection, preprocessing, method, parameters and the
-runs of the current data (``core.records.session_file``), written atomically. Opening reads and
+Saving captures the data source, view selection, preprocessing, method, parameters, the
+runs of the current data and the named groups (``core.records.session_file``), written
+atomically. Opening reads and
 checks the file in a worker thread and loads the data in a child process (as every file the
 window reads); only when both succeeded does it touch the window: the dataset is set with the
-saved view choices, then the method, parameters and run list are restored. Any error before
+saved view choices, then the method, parameters, run list and groups are restored. Any error before
 that leaves the window as it was.
 """
 
@@ -23,6 +24,7 @@ from core.records.session_file import (
     DataSource,
     SessionFileError,
     SessionState,
+    StoredGroup,
     StoredRun,
     load_session,
     resolve_data_path,
@@ -140,6 +142,7 @@ class SessionIO(QObject):
             method=win.method_panel.method,
             params=win.method_panel.params(),
             runs=[stored_from_entry(e) for e in kept],
+            groups=[StoredGroup(g.name, g.indices, g.colour) for g in win.groups],
         )
         return state, len(entries) - len(kept)
 
@@ -243,6 +246,8 @@ class SessionIO(QObject):
         self.win.set_session(session, summary, path=label)
         self._restore_method(state, warnings)
         runs = f"its {len(state.runs)} runs were not restored"
+        same_ids = state.source.sample_ids is None or state.source.sample_ids == ds.ids.tolist()
+        same_data = same_views and ds.n_samples == state.source.n_samples and same_ids
         if not same_views:
             warnings.append(
                 f"the data has {ds.n_views} views, the session {len(state.included)}: view "
@@ -253,14 +258,25 @@ class SessionIO(QObject):
                 f"the data changed since the session was saved ({state.source.n_samples:,} "
                 f"samples then, {ds.n_samples:,} now): {runs}"
             )
-        elif state.source.sample_ids is not None and state.source.sample_ids != ds.ids.tolist():
+        elif not same_ids:
             warnings.append(f"the samples' ids or their order changed since the session: {runs}")
         else:
             self.runs.set_entries([entry_from_stored(r, session) for r in state.runs])
+            self._restore_groups(state)
+        if state.groups and not same_data:  # their indices point into the data then
+            warnings.append(f"its {len(state.groups)} named groups were not restored")
         if warnings:
             self.win.messages.show_message("warning", "Session opened, but " + "; ".join(warnings))
         self.win.stage_label.setText(f"Session restored: {ds.name}, {len(state.runs)} runs.")
         self.restored.emit(warnings)
+
+    def _restore_groups(self, state: SessionState) -> None:
+        """The session's named groups replace the window's (the data is the same)."""
+        groups = self.win.groups
+        groups.groups.clear()
+        for g in state.groups:
+            groups.add(g.name, g.indices, g.colour)
+        self.win.groups_changed.emit()
 
     def _restore_method(self, state: SessionState, warnings: list[str]) -> None:
         if state.method is None:

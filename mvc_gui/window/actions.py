@@ -68,6 +68,13 @@ def create_actions(win) -> None:
     win.export_selection_action = _action(
         win, "Export &selection (CSV)...", win.export_selection, "The selected samples"
     )
+    win.figure_action = _action(
+        win,
+        "&Figure...",
+        win.export_figure_page,
+        "The embedding, the view weights and the association table on one page (PNG, SVG or "
+        "PDF at a chosen size and DPI)",
+    )
     win.quit_action = _action(
         win, "&Quit", win.close, "Quit MVC Studio", QKeySequence.StandardKey.Quit
     )
@@ -95,6 +102,7 @@ def create_actions(win) -> None:
     )
     win.plots_menu = QMenu("Export &plot", win)
     file_menu.addMenu(win.plots_menu)
+    file_menu.addAction(win.figure_action)
     win.quit_separator = file_menu.addSeparator()
     file_menu.addAction(win.quit_action)
     run_menu = mb.addMenu("&Run")

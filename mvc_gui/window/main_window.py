@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.analysis.groups import GroupSet
 from core.data.dataset import DataError
 from core.methods import REGISTRY
 from core.methods.params import ParamError
@@ -32,6 +33,7 @@ from mvc_gui.panels.results_panel import ResultsPanel
 from mvc_gui.plots.confusion_plot import ConfusionPlot
 from mvc_gui.plots.convergence_plot import ConvergencePlot
 from mvc_gui.plots.embedding_plot import EmbeddingPlot
+from mvc_gui.plots.figure import FigureSize
 from mvc_gui.plots.heatmap_plot import HeatmapPlot
 from mvc_gui.plots.weights_plot import WeightsPlot
 from mvc_gui.resources import icon
@@ -41,9 +43,16 @@ from mvc_gui.run.load_worker import LoadWorker
 from mvc_gui.run.solver_process import SolverServer
 from mvc_gui.run.warm import warm_message
 from mvc_gui.run.workers import TaskWorker
-from mvc_gui.tools import install_tools
+from mvc_gui.tools import install_tools, selection_dock
 from mvc_gui.window import settings
 from mvc_gui.window.actions import create_actions
+from mvc_gui.window.figure_export import (
+    FILTERS,
+    FigureDialog,
+    figure_parts_of,
+    page_size,
+    write_page,
+)
 from mvc_gui.window.file_loading import FileLoading
 from mvc_gui.window.presenter import RunPresenter
 from mvc_gui.window.selection import Selection
@@ -56,6 +65,8 @@ class MainWindow(WindowIOMixin, QMainWindow):
     data_loaded = Signal()
     load_failed = Signal(str, str)
     closing = Signal()  # a clean exit: the window is closing (tools tidy up)
+    groups_changed = Signal()  # ``groups`` changed (named, renamed, deleted, imported, restored)
+    compare_requested = Signal(str, str)  # group A, group B ("": the rest), picked to compare
 
     def __init__(self, qsettings: QSettings | None = None) -> None:
         super().__init__()
@@ -66,6 +77,10 @@ class MainWindow(WindowIOMixin, QMainWindow):
         self.controller = RunController(self)
         self.embedder = EmbeddingController(self)
         self.selection = Selection(self)
+        #: the named groups of the data on display (one object for the window's life,
+        #: emptied when other data loads); whoever changes it emits ``groups_changed``
+        self.groups = GroupSet()
+        self._figure_parts: dict[str, QWidget] = {}
         self._loaders: list[TaskWorker] = []
         self.stale = False
         self._create_widgets()
@@ -75,6 +90,7 @@ class MainWindow(WindowIOMixin, QMainWindow):
         self._create_docks()
         self._connect()
         self.tools = install_tools(self)
+        self.selection_panel = selection_dock.install(self)
         self.read_settings()
         self.setAcceptDrops(True)
         self._on_busy_changed(False)
@@ -135,8 +151,8 @@ class MainWindow(WindowIOMixin, QMainWindow):
             self.add_dock(title, widget, area, f"{title.lower()}Dock")
         for name, plot in self.plots.items():
             act = self.plots_menu.addAction(plot.title.text())
-            act.triggered.connect(lambda _=False, n=name: self.export_plot(n))
-            plot.export_button.clicked.connect(lambda _=False, n=name: self.export_plot(n))
+            act.triggered.connect(lambda _=False, n=name: self.export_plot_dialog(n))
+            plot.export_button.clicked.connect(lambda _=False, n=name: self.export_plot_dialog(n))
         self.resize(1500, 900)
         docks = self.findChildren(QDockWidget)
         widths = [230 if d.widget() is self.results_panel else 440 for d in docks]
@@ -185,9 +201,14 @@ class MainWindow(WindowIOMixin, QMainWindow):
         self.dataset_panel.selection_changed.connect(self._on_views_changed)
         self.results_panel.cluster_clicked.connect(pr.select_cluster)
         self.results_panel.export_selection_requested.connect(self.export_selection)
-        self.plots["embedding"].rect_selected.connect(pr.select_indices)
-        self.plots["embedding"].layout_source_changed.connect(self._request_layout)
+        emb = self.plots["embedding"]
+        emb.region_selected.connect(pr.select_region)
+        emb.point_clicked.connect(pr.select_point)
+        emb.layout_source_changed.connect(self._request_layout)
         self.plots["confusion"].cluster_clicked.connect(pr.select_cluster)
+        self.plots["confusion"].cell_clicked.connect(pr.select_cell)
+        self.plots["heatmap"].cluster_clicked.connect(pr.select_cluster)
+        self.groups_changed.connect(self._on_groups_changed)
 
     # -- data ---------------------------------------------------------------------------------
     def open_path(self, path: str) -> LoadWorker:
@@ -241,7 +262,56 @@ class MainWindow(WindowIOMixin, QMainWindow):
             self.settings.setValue("last_folder", str(Path(path).parent))
             self._update_recent(settings.add_recent_file(self.settings, path))
         self._set_stale(False)
+        if len(self.groups):  # groups are samples of the data they were made on
+            self.groups.groups.clear()
+            self.groups_changed.emit()
         self.data_loaded.emit()
+
+    # -- groups and figures ------------------------------------------------------------------
+    def _on_groups_changed(self) -> None:
+        n = self.session.dataset.n_samples if self.session is not None else 0
+        g = self.groups
+        labels = g.as_labels(n) if len(g) and n else None
+        self.plots["embedding"].set_groups(labels, g.names(), [x.colour for x in g])
+
+    def register_figure_part(self, name: str, widget: QWidget | None) -> None:
+        """A widget a tool offers to the "Figure..." export (e.g. "association": a table);
+        None withdraws it."""
+        if widget is None:
+            self._figure_parts.pop(name, None)
+        else:
+            self._figure_parts[name] = widget
+
+    def figure_parts(self) -> dict[str, QWidget]:
+        return dict(self._figure_parts)
+
+    def export_plot_dialog(self, name: str) -> None:
+        """Ask the format, size and DPI, then where, and export plot ``name`` with its legend."""
+        plot = self.plots[name]
+        dialog = FigureDialog(f"Export {plot.title.text()}", plot.default_figure_size(), "png",
+                              self)  # fmt: skip
+        if dialog.exec() != FigureDialog.DialogCode.Accepted:
+            return
+        fmt = dialog.fmt
+        if path := self.ask_save_path("Export plot", f"{name}.{fmt}", FILTERS[fmt]):
+            self.export_plot(name, dialog.size(), path)
+
+    def export_figure_page(self, size: FigureSize | None = None, path: str = "") -> None:
+        """File > Figure...: the embedding, the weights and the association table on one page
+        (``size`` None: asked, as the path)."""
+        if size is None:
+            dialog = FigureDialog("Figure", page_size(), "pdf", self)
+            if dialog.exec() != FigureDialog.DialogCode.Accepted:
+                return
+            size = dialog.size()
+            stem = self.session.dataset.name if self.session else "figure"
+            path = self.ask_save_path("Figure", f"{stem}_figure.{dialog.fmt}",
+                                      FILTERS[dialog.fmt])  # fmt: skip
+        if not path:
+            return
+        parts = figure_parts_of(self)
+        title = "" if "association" in self.figure_parts() else "Selection by cluster"
+        self._write(write_page, path, parts, size, title)
 
     def _on_views_changed(self) -> None:
         self.presenter.views_changed(self.session.view_names)

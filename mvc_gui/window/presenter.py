@@ -25,7 +25,7 @@ from mvc_gui.plots.heatmap_plot import HeatmapPlot
 from mvc_gui.plots.weights_plot import WeightsPlot
 from mvc_gui.run.slots import weak_slot
 from mvc_gui.window.paint_spread import PaintSpreader
-from mvc_gui.window.selection import Selection
+from mvc_gui.window.selection import REPLACE, Selection, mode_now
 
 __all__ = ["RunPresenter"]
 
@@ -45,6 +45,7 @@ STAGE_TEXT = {
 
 class RunPresenter(QObject):
     status_changed = Signal(str, int)  # text, progress in per mille (-1: none)
+    run_shown = Signal()  # a run's final labels are on display (finished, stopped, re-shown)
 
     def __init__(self, plots: dict, results: ResultsPanel, selection: Selection, parent=None):
         super().__init__(parent)
@@ -189,6 +190,7 @@ class RunPresenter(QObject):
         self._show_weights(history, result.view_weights, history.extras)
         if history.heat is None or "anchor_graph" in panel_notes(history.method):
             self.heatmap.clear(graph_note(history.method, _title(history.method)))
+        self.run_shown.emit()
 
     def _show_weights(self, history: RunHistory, weights, extras, animate: bool = True) -> None:
         """View weights, or what the method has instead and why (panel_notes)."""
@@ -217,6 +219,7 @@ class RunPresenter(QObject):
         if result is not None:
             self.results.show_metrics(metric_rows(result.metrics, [("stopped", "yes")]))
         self.status_changed.emit("Stopped.", -1)
+        self.run_shown.emit()
 
     def on_run_failed(self, message: str, details: str) -> None:
         self._spread.flush()  # the last state the run reached stays on display
@@ -269,6 +272,7 @@ class RunPresenter(QObject):
         state = "stopped" if stopped else "finished"
         self.results.status.setText(f"<b>{what}</b>: showing a {state} run.")
         self.status_changed.emit(f"Showing {what} ({state}).", -1)
+        self.run_shown.emit()
 
     def _scored(self, result) -> dict:
         """The run's metrics against the reference labels chosen now (the Data dock may have
@@ -379,15 +383,43 @@ class RunPresenter(QObject):
         self.results.status.setText(text + (" <i>(stale)</i>" if stale else ""))
 
     # -- selection --------------------------------------------------------------------------
-    def select_cluster(self, cluster: int) -> None:
-        labels = self.history.labels if self.history else None
-        self.selection.select_cluster(labels, cluster)
+    @property
+    def labels(self) -> np.ndarray | None:
+        """The clusters on display (None before a run)."""
+        return self.history.labels if self.history else None
+
+    def select_cluster(self, cluster: int, mode: str | None = None) -> None:
+        """A cluster picked in the legend, the confusion matrix or the heat map (``mode``
+        None: from the modifier keys held now)."""
+        self.selection.select_cluster(self.labels, cluster, mode or mode_now())
 
     def select_indices(self, indices: np.ndarray) -> None:
-        if indices.size:
-            self.selection.set(indices, "region of the embedding")
+        self.select_region(indices, REPLACE, "region of the embedding")
+
+    def select_region(self, indices: np.ndarray, mode: str, what: str) -> None:
+        """Samples picked by a shape or a legend entry of the embedding."""
+        self.selection.set(indices, what, mode=mode)
+
+    def select_point(self, index: int, mode: str) -> None:
+        """A click on the embedding: the cluster of the sample clicked (before a run, the
+        sample itself); a click beside every point with no modifier clears the selection."""
+        if index < 0:
+            if mode == REPLACE:
+                self.selection.clear()
+            return
+        labels = self.labels
+        if labels is not None and index < labels.size:
+            self.selection.select_cluster(labels, int(labels[index]), mode)
         else:
-            self.selection.clear()
+            self.selection.set([index], f"sample {self.embedding.sample_name(index)}", mode=mode)
+
+    def select_cell(self, row: int, cluster: int, mode: str) -> None:
+        """A confusion cell: the samples of that row category in that cluster."""
+        members = self.confusion.cell_members(row, cluster)
+        names = self.confusion.class_names
+        name = names[row] if 0 <= row < len(names) else str(row)
+        what = f"{self.confusion.rows_name} {name} in cluster {cluster}"
+        self.selection.set(members, what, mode=mode)
 
     def _on_selection_changed(self) -> None:
         n = self.session.dataset.n_samples if self.session else 0

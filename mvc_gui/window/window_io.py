@@ -12,7 +12,6 @@ from pathlib import Path
 from PySide6.QtWidgets import QFileDialog
 
 from core.records.runs import RunResult
-from mvc_gui.plots.base import export_item
 from mvc_gui.window import exports, settings
 
 __all__ = ["WindowIOMixin"]
@@ -70,14 +69,17 @@ class WindowIOMixin:
             self._write(exports.export_selection, path, self.selection.indices, labels,
                         self.session.labels, ds.ids.tolist(), ds.class_names)  # fmt: skip
 
-    def export_plot(self, name: str) -> None:
-        if path := self.ask_save_path("Export plot", f"{name}.png", "PNG (*.png);;SVG (*.svg)"):
-            self._write(export_item, path, self.plots[name].scene_item())
+    def export_plot(self, name: str, size=None, path: str = "") -> None:
+        """Plot ``name`` with its legend as PNG, SVG or PDF (by the suffix) at ``size``
+        (a FigureSize; None: as on screen)."""
+        filters = "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"
+        if path or (path := self.ask_save_path("Export plot", f"{name}.png", filters)):
+            self._write(self.plots[name].export_figure, path, size)
 
     def _write(self, fn, path: str, *args) -> None:
         try:
             fn(path, *args)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # ValueError: e.g. a figure named .jpg
             self.messages.show_message("error", f"Could not write {path}: {exc}")
             return
         self.settings.setValue("last_folder", str(Path(path).parent))
