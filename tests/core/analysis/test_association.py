@@ -165,3 +165,29 @@ def test_association_csv(tmp_path):
     assert [r["column"] for r in got] == ["x", "id"]
     assert got[1]["p"] == "" and got[1]["p_method"] == "none"
     assert got[0]["effect_name"] == "epsilon²"
+
+
+def test_drawn_tables_give_the_p_value_of_permuting_the_labels():
+    """The chi-square permutation p-value draws tables with the margins fixed (hypergeometric
+    cells) instead of permuting the labels: the same distribution, checked against explicit
+    permutations of a small table."""
+    from core.analysis import association as assoc
+
+    rng = np.random.default_rng(4)
+    labels = np.repeat([0, 1, 2], [9, 7, 6])
+    values = np.array(["x", "y", "z"])[np.r_[np.zeros(6, int), rng.integers(0, 3, 16)]]
+    row = associate(labels, {"v": values})[0]
+    assert row.p_method == "permutation"
+    _, _, counts = contingency(labels, values)
+    stat = row.statistic
+    codes = np.unique(values, return_inverse=True)[1]
+    hits = 0
+    for _ in range(20000):
+        perm = rng.permutation(labels)
+        table = np.zeros_like(counts)
+        np.add.at(table, (perm, codes), 1)
+        hits += assoc._chi2(table.astype(float)) >= stat * (1 - 1e-12)
+    brute = hits / 20000
+    assert abs(row.p - brute) < 0.02, (row.p, brute)
+    drawn = assoc._random_tables(counts.sum(1), counts.sum(0), rng, 500)
+    assert (drawn.sum(axis=2) == counts.sum(1)).all() and (drawn.sum(axis=1) == counts.sum(0)).all()
