@@ -47,6 +47,9 @@ COLUMNS = ("view", "feature", "name", "mean_a", "mean_b", "effect_d", "auc", "p"
            "direction", "n_a", "n_b", "rank_samples")  # fmt: skip
 #: share of the progress the effect sizes take (the rank statistics take the rest)
 EFFECT_SHARE = 0.05
+#: values ranked between two progress yields (a tenth of the profiles' blocks: about 0.3 s
+#: at 100,000 samples, the same numbers)
+PROGRESS_ENTRIES = 2_000_000
 
 
 @dataclass
@@ -165,7 +168,7 @@ def compare_steps(
         seen = _observed_column(observed, v, n)
         if included is not None:
             seen = included if seen is None else seen & included
-        gen = profile_steps(x, labels, 2, seen)
+        gen = profile_steps(x, labels, 2, seen, block_entries=PROGRESS_ENTRIES)
         partial = None
         while partial is None:  # the moments (one pass for a row-block view)
             _, partial = next(gen)

@@ -99,12 +99,17 @@ def rank_sums(
 
 
 def rank_sum_steps(
-    x: View, labels: np.ndarray, n_clusters: int, rows: np.ndarray | None = None
+    x: View,
+    labels: np.ndarray,
+    n_clusters: int,
+    rows: np.ndarray | None = None,
+    block_entries: int = BLOCK_ENTRIES,
 ) -> Generator[float, None, tuple[np.ndarray, np.ndarray]]:
-    """:func:`rank_sums`, yielding the share of the columns done after each block."""
+    """:func:`rank_sums`, yielding the share of the columns done after each block of about
+    ``block_entries`` values (smaller blocks: finer progress; the same sums)."""
     labels = np.asarray(labels, dtype=np.int64)
     if not sp.issparse(x):
-        return (yield from _dense_rank_sums(np.asarray(x), labels, n_clusters, rows))
+        return (yield from _dense_rank_sums(np.asarray(x), labels, n_clusters, rows, block_entries))
     if rows is not None:
         x, labels = x[rows], labels[rows]
     n, d = x.shape
@@ -115,10 +120,11 @@ def rank_sum_steps(
     if np.any(xc.data == 0):  # stored zeros belong to the implicit zeros' tie group
         xc = xc.copy()
         xc.eliminate_zeros()
-    per_col = max(1, xc.nnz // max(d, 1))
-    step = max(1, BLOCK_ENTRIES // max(per_col, 1))
-    for lo in range(0, d, step):
-        hi = min(d, lo + step)
+    lo = 0
+    while lo < d:
+        # columns up to ``block_entries`` stored entries (dense-ish columns get fewer)
+        hi = int(np.searchsorted(xc.indptr, xc.indptr[lo] + block_entries, side="right")) - 1
+        hi = min(d, max(hi, lo + 1))
         w = hi - lo
         rows_, cols, vals = _entries(xc, lo, hi)
         order = np.lexsort((vals, cols))
@@ -145,11 +151,16 @@ def rank_sum_steps(
         t = gsize.astype(np.float64)
         ties[lo:hi] = np.bincount(gcol, weights=t**3 - t, minlength=w) + (zeros**3 - zeros)
         yield hi / d
+        lo = hi
     return sums, ties
 
 
 def _dense_rank_sums(
-    x: np.ndarray, labels: np.ndarray, c: int, rows: np.ndarray | None = None
+    x: np.ndarray,
+    labels: np.ndarray,
+    c: int,
+    rows: np.ndarray | None = None,
+    block_entries: int = BLOCK_ENTRIES,
 ) -> Generator[float, None, tuple[np.ndarray, np.ndarray]]:
     """Dense views: column blocks sorted along the samples (no per-entry keys); ``rows``: only
     these rows (read per block, the view is not copied)."""
@@ -160,7 +171,7 @@ def _dense_rank_sums(
     if n == 0:
         return sums, ties
     ind = sp.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(c, n))
-    step = max(1, BLOCK_ENTRIES // 4 // max(n, 1))
+    step = max(1, block_entries // 4 // max(n, 1))
     for lo in range(0, d, step):
         part = x[:, lo : lo + step] if rows is None else x[rows, lo : lo + step]
         # one contiguous row per feature: sorting along rows is cache-friendly
@@ -270,10 +281,12 @@ def profile_steps(
     *,
     rank_rows: int | None = None,
     seed: int = 0,
+    block_entries: int = BLOCK_ENTRIES,
 ) -> Generator[ProfileStep, None, ViewProfile]:
     """:func:`profile_view` step by step: first ``(fraction, profile)`` with the means and
     effect sizes only (one product per view: fast), then ``(fraction, None)`` as the rank
-    statistics proceed by blocks of columns; returns the whole profile.
+    statistics proceed by blocks of columns (of about ``block_entries`` values in memory:
+    smaller blocks give finer progress, the same numbers); returns the whole profile.
 
     Any two groups of samples are two "clusters": label them 0 and 1 and leave every other
     sample out through ``observed`` (a sample left out counts nowhere)."""
@@ -298,7 +311,7 @@ def profile_steps(
     counts = np.bincount(labels if rows is None else labels[rows], minlength=c)
     counts = counts.astype(np.float64)
     yield 0.0, _statistics(s1, s2, counts)
-    sums, ties = yield from _no_partial(rank_sum_steps(x, labels, c, rows))
+    sums, ties = yield from _no_partial(rank_sum_steps(x, labels, c, rows, block_entries))
     return _statistics(s1, s2, counts, sums, ties, counts)
 
 
