@@ -23,7 +23,7 @@ embedding on at most 2000 rows (3 starts). From these it scores:
   second largest, or the largest gap itself) gives k. No threshold.
 
 Prints the per-file picks and the counts (exact / within ±1, in-sample and leave-one-out),
-as pasted into docs/benchmarks/choose_k.md; the per-file scores are cached in
+as pasted into docs/benchmarks/choose_k_graph_criteria.md; the per-file scores are cached in
 docs/benchmarks/choose_k_graph_criteria.json (``--seed 1``:
 choose_k_graph_criteria_seed1.json) and reused (``--table`` only prints).
 """
