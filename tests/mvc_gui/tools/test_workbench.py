@@ -1,14 +1,23 @@
-"""The analysis workbench in the real window (issue 26): a group compared with the rest lists the
-features planted as different, in both directions, and no others; samples missing a view are not
-counted; the association table ranks the Nutrimouse diet and genotype above an unrelated column."""
+"""The analysis workbench in the real window (issue 26): a group lassoed in the embedding, named
+and compared with the rest lists the features planted as different, in both directions, and no
+others; samples missing a view are not counted; the association table ranks the Nutrimouse diet
+and genotype above an unrelated column; view agreement; why a sample picked with the pointer is
+in its cluster."""
 
 from __future__ import annotations
 
 import csv
+import itertools
 
 import numpy as np
+import pyqtgraph as pg
 import pytest
 from nutrimouse_tables import write_nutrimouse
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
+from PySide6.QtGui import QMouseEvent
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
+from scipy.spatial import ConvexHull
 
 N, GROUP = 240, 60  # samples; the first GROUP ids form the group
 UP, DOWN = {"rna": [0, 1, 2], "prot": [0]}, {"rna": [3, 4], "prot": [1, 2]}
@@ -48,8 +57,46 @@ def _significant(table) -> set[tuple[str, str]]:
     return {(table.names[j], str(table.direction[j])) for j in np.flatnonzero(table.significant())}
 
 
-def test_compare_a_group_with_the_rest_finds_the_planted_features(qtbot, window, tmp_path,
-                                                                    monkeypatch):  # fmt: skip
+@pytest.fixture
+def every_move():
+    """Every mouse move of a drag counts (pyqtgraph drops moves closer than 1/60 s apart)."""
+    before = pg.getConfigOption("mouseRateLimit")
+    pg.setConfigOption("mouseRateLimit", 0)
+    yield
+    pg.setConfigOption("mouseRateLimit", before)
+
+
+def _lasso(emb, polygon: np.ndarray) -> None:
+    """Drag the lasso through ``polygon`` (data coordinates) on the embedding's viewport, in
+    4-pixel steps with the left button held."""
+    viewport = emb.view.viewport()
+    pixels = [emb.view.mapFromScene(emb.vb.mapViewToScene(QPointF(*p))) for p in polygon]
+    pixels.append(pixels[0])
+    QTest.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     pixels[0])  # fmt: skip
+    for a, b in itertools.pairwise(pixels):
+        steps = max(1, max(abs(b.x() - a.x()), abs(b.y() - a.y())) // 4)
+        for s in range(1, steps + 1):
+            p = QPoint(a.x() + (b.x() - a.x()) * s // steps, a.y() + (b.y() - a.y()) * s // steps)
+            move = QMouseEvent(QEvent.Type.MouseMove, QPointF(p), QPointF(viewport.mapToGlobal(p)),
+                               Qt.MouseButton.NoButton, Qt.MouseButton.LeftButton,
+                               Qt.KeyboardModifier.NoModifier)  # fmt: skip
+            QApplication.sendEvent(viewport, move)
+    QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                       pixels[-1])  # fmt: skip
+
+
+def _around(points: np.ndarray, margin: float = 0.1) -> np.ndarray:
+    """The convex hull of ``points``, widened by ``margin`` of its size from its centre."""
+    hull = points[ConvexHull(points).vertices]
+    centre = hull.mean(axis=0)
+    return centre + (hull - centre) * (1 + margin)
+
+
+@pytest.mark.usefixtures("threads", "every_move")
+def test_compare_a_lassoed_group_with_the_rest_finds_the_planted_features(
+    qtbot, window, tmp_path, monkeypatch
+):
     info = write_planted(tmp_path)
     tool = window.tools.table_import
     _load(qtbot, window, lambda: tool.add_view(str(tmp_path / "rna.csv"), name="rna"))
@@ -57,12 +104,24 @@ def test_compare_a_group_with_the_rest_finds_the_planted_features(qtbot, window,
     assert ds.view_names == ["rna", "prot"] and ds.n_samples == N
     ids = ds.ids.tolist()
     group = np.array(sorted(ids.index(s) for s in info["group"]))
-    window.presenter.select_indices(group)
-    bench = window.tools.workbench
-    page = bench.compare
-    page.group_a.choose("the selection")
-    page.group_b.choose("the rest")
-    page.start()
+    # lasso the group in the embedding (its planted features set it apart in the layout)
+    window.resize(1280, 800)
+    window.show()
+    qtbot.waitExposed(window)
+    emb = window.plots["embedding"]
+    qtbot.waitUntil(lambda: emb.xy is not None and not window.embedder.busy, timeout=120_000)
+    emb.vb.autoRange(padding=0.05)
+    qtbot.wait(10)
+    emb.tool_buttons["lasso"].click()
+    _lasso(emb, _around(emb.xy[group]))
+    np.testing.assert_array_equal(window.selection.indices, group)
+    # name it, and compare it with the rest from the Selection dock
+    panel = window.selection_panel
+    assert panel.name_group("planted")
+    panel.group_list.item(0).setSelected(True)
+    panel.compare_button.click()
+    page = window.tools.workbench.compare
+    assert page.group_a.currentData() == "planted" and page.group_b.currentData() == "the rest"
     qtbot.waitUntil(lambda: not page.busy and len(page.tables) == 2, timeout=120_000)
     assert not np.isnan(page.tables[0].q).any()  # the full statistics, not the effect sizes only
     for v, view in enumerate(("rna", "prot")):
@@ -129,9 +188,6 @@ def test_association_ranks_diet_and_genotype_above_an_unrelated_column(qtbot, wi
 
 @pytest.mark.usefixtures("threads")
 def test_views_agreement_and_why_a_picked_sample_is_here(qtbot, loaded):
-    from PySide6.QtCore import QPoint, Qt
-    from PySide6.QtTest import QTest
-
     loaded.resize(1280, 800)
     loaded.show()
     qtbot.waitExposed(loaded)
@@ -156,7 +212,7 @@ def test_views_agreement_and_why_a_picked_sample_is_here(qtbot, loaded):
     qtbot.wait(10)
     why.pick_button.setChecked(True)
     i = 17
-    scene = emb.vb.mapViewToScene(pg_point(emb.xy[i]))
+    scene = emb.vb.mapViewToScene(QPointF(*emb.xy[i]))
     pos = emb.view.mapFromScene(scene)
     QTest.mouseClick(emb.view.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(pos.x(), pos.y()))
     qtbot.waitUntil(lambda: not why.busy and why.explanation is not None, timeout=120_000)
@@ -167,9 +223,3 @@ def test_views_agreement_and_why_a_picked_sample_is_here(qtbot, loaded):
     assert ex.cluster == int(result.labels[picked])
     assert why.votes_model.rowCount() == 2 and why.neighbours_model.rowCount() == 2
     assert f"is in cluster {ex.cluster}" in why.status.text()
-
-
-def pg_point(xy):
-    from PySide6.QtCore import QPointF
-
-    return QPointF(float(xy[0]), float(xy[1]))
