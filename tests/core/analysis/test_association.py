@@ -191,3 +191,21 @@ def test_drawn_tables_give_the_p_value_of_permuting_the_labels():
     assert abs(row.p - brute) < 0.02, (row.p, brute)
     drawn = assoc._random_tables(counts.sum(1), counts.sum(0), rng, 500)
     assert (drawn.sum(axis=2) == counts.sum(1)).all() and (drawn.sum(axis=1) == counts.sum(0)).all()
+
+
+def test_kruskal_permutation_p_value_matches_permuting_the_labels():
+    from scipy.stats import kruskal as scipy_kruskal
+
+    rng = np.random.default_rng(8)
+    labels = np.repeat([0, 1, 2], [10, 4, 3])  # clusters under 5 values: permutations
+    values = rng.normal(size=labels.size) + 0.8 * (labels == 2)
+    row = associate(labels, {"v": values})[0]
+    assert row.p_method == "permutation"
+    stat = scipy_kruskal(*[values[labels == k] for k in range(3)]).statistic
+    assert row.statistic == pytest.approx(stat)
+    hits = 0
+    for _ in range(3000):
+        perm = rng.permutation(labels)
+        h = scipy_kruskal(*[values[perm == k] for k in range(3)]).statistic
+        hits += h >= stat * (1 - 1e-12)
+    assert abs(row.p - hits / 3000) < 0.03, (row.p, hits / 3000)
