@@ -101,9 +101,4 @@ def install(host: ToolHost) -> Workbench:
     requested = getattr(host, "compare_requested", None)  # the Selection dock's Compare
     if requested is not None:
         requested.connect(bench.compare_groups)
-    register = getattr(host, "register_figure_part", None)  # File > Figure...
-    if register is not None:
-        register("association", association.table)
-        register("view agreement", views.table)
-        register("comparison", compare.table)
     return bench

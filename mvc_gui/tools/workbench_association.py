@@ -97,7 +97,17 @@ class AssociationPage(Page):
         self.labels: np.ndarray | None = None
         self.columns: dict[str, np.ndarray] = {}
         self.survival_result: Any = None
-        host.data_loaded.connect(self._fill_column_boxes)
+        host.data_loaded.connect(self._on_data)
+        shown = getattr(host.presenter, "run_shown", None)
+        if shown is not None:  # another run on display: its clusters against the metadata
+            shown.connect(lambda: self.start() if self.rows and not self.busy else None)
+
+    def _on_data(self) -> None:
+        """Other data: the table (of the data before) is emptied, the column choices follow."""
+        if self.rows:
+            self._show_rows([])
+            self.status.setText("")
+        self._fill_column_boxes()
 
     def _fill_column_boxes(self) -> None:
         session = self.host.session
@@ -133,6 +143,9 @@ class AssociationPage(Page):
             keep_sort=False,
         )  # fmt: skip
         self.export_button.setEnabled(bool(rows))
+        register = getattr(self.host, "register_figure_part", None)
+        if register is not None:  # File > Figure... places this table beside the embedding
+            register("association", self.table if rows else None)
         top = ", ".join(r.column for r in rows[:3])
         self.status.setText(f"{len(rows)} columns, strongest first: {top}.")
 

@@ -126,7 +126,11 @@ class ComparePage(Page):
             self.host.messages.show_message("error", f"Compare: group B ({name_b}) is empty.")
             return None
         self.groups, self.dataset = (name_a, a, name_b, b), ds
-        self.tables = []
+        self.tables = []  # the table of other groups goes: nothing stale is on display
+        self.model.set_columns([np.empty(0)] * len(COMPARE_COLUMNS))
+        self.volcano.set_table(np.empty(0), np.empty(0), ALPHA)
+        self.counts.setText("")
+        self.export_button.setEnabled(False)
         self.distribution.clear("Click a row of the table to see its values by group.")
         return self.run(_compare_steps, ds, a, b, done=self._show_tables,
                         partial=self._show_tables)  # fmt: skip

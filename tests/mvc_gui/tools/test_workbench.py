@@ -12,7 +12,7 @@ import itertools
 import numpy as np
 import pyqtgraph as pg
 import pytest
-from nutrimouse_tables import write_nutrimouse
+from nutrimouse_tables import nutrimouse, write_nutrimouse
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtTest import QTest
@@ -157,11 +157,37 @@ def test_compare_a_lassoed_group_with_the_rest_finds_the_planted_features(
     assert {r["name"] for r in rows if float(r["q"]) < 0.05} == {
         f"{v}_{j}" for v in ("rna", "prot") for j in UP[v] + DOWN[v]
     }
+    # Cancel: the page is free at once, and what the stopped worker computed is never shown
+    worker = page.start()
+    page.cancel()
+    assert not page.busy and "cancelled" in page.status.text()
+    qtbot.waitUntil(lambda: not worker.is_alive(), timeout=120_000)
+    qtbot.wait(50)  # its last signals delivered
+    assert page.tables == [] and page.model.rowCount() == 0
+
+
+def _with_survival(t: dict) -> None:
+    """Add ``weeks``, ``died`` (the ppar mice die sooner: planted) and ``weeks_shuffled`` (the
+    same times, shuffled between mice) to the metadata table."""
+    g = np.random.default_rng(3)
+    data = t["data"]
+    n = data["ids"].size
+    weeks = np.where(data["genotype"] == 1, g.exponential(5, n), g.exponential(50, n)).round(1)
+    died = (g.random(n) < 0.85).astype(int)
+    shuffled = g.permutation(weeks)
+    row = {s: i for i, s in enumerate(data["ids"])}
+    lines = t["meta"].read_text().splitlines()
+    out = [lines[0] + ",weeks,died,weeks_shuffled"]
+    for line in lines[1:]:
+        i = row[line.split(",")[0]]
+        out.append(f"{line},{weeks[i]},{died[i]},{shuffled[i]}")
+    t["meta"].write_text("\n".join(out) + "\n")
 
 
 @pytest.mark.usefixtures("threads")
 def test_association_ranks_diet_and_genotype_above_an_unrelated_column(qtbot, window, tmp_path):
-    t = write_nutrimouse(tmp_path)
+    t = write_nutrimouse(tmp_path, nutrimouse(n_per=8))  # 80 mice: power for 10 clusters
+    _with_survival(t)
     tool = window.tools.table_import
     _load(qtbot, window, lambda: tool.add_view(str(t["genes"]), name="genes"))
     _load(qtbot, window, lambda: tool.add_view(str(t["lipids"]), name="lipids"))
@@ -177,6 +203,7 @@ def test_association_ranks_diet_and_genotype_above_an_unrelated_column(qtbot, wi
     order = [page.model.value(r, 0) for r in range(page.model.rowCount())]
     assert order.index("diet") < order.index("cage")
     assert order.index("genotype") < order.index("cage")
+    assert window.figure_parts()["association"] is page.table  # File > Figure... places it
     cage = page.rows[order.index("cage")]
     assert cage.p > 0.05 and min(r.p for r in page.rows if r.column != "cage") < 0.01
     # a click on a categorical column shows its contingency table: clusters x values
@@ -184,6 +211,15 @@ def test_association_ranks_diet_and_genotype_above_an_unrelated_column(qtbot, wi
     qtbot.waitUntil(lambda: page.contingency_plot.counts.size > 0, timeout=120_000)
     assert page.contingency_plot.counts.shape[1] == 5
     assert int(page.contingency_plot.counts.sum()) == ds.n_samples
+    # Kaplan-Meier per cluster: the planted survival difference is found, the shuffled one not
+    page.start_survival("weeks", "died")
+    qtbot.waitUntil(lambda: page.survival_result is not None, timeout=120_000)
+    assert page.survival_result.p < 0.01 and len(page.survival_plot.curves) >= 2
+    assert "log-rank p" in page.survival_plot.title.text()
+    page.survival_result = None
+    page.start_survival("weeks_shuffled", "died")
+    qtbot.waitUntil(lambda: page.survival_result is not None, timeout=120_000)
+    assert page.survival_result.p > 0.01
 
 
 @pytest.mark.usefixtures("threads")
