@@ -16,7 +16,9 @@ k; the files did not ask for it). The four highest scores are the candidates; ea
 candidate's spectral embedding is clustered on random subsamples (mean pairwise ARI on the
 shared rows: stability, as consensus clustering's resampling does). Among candidates scoring
 at least 0.3 of the best, the largest k whose stability reaches 0.9 is ranked first (a smaller
-stable k is usually a merge of clusters), then the others by stability. The neighbour count,
+stable k is usually a merge of clusters), then the others by stability; the second and third
+shown differ from the first (and each other) by at least 2, taken from the six best gap
+scores when the four candidates do not give them. The neighbour count,
 the weights and the thresholds were chosen on the shared labelled files with two
 constructions of 40 and 100 classes; the figures held out by file are in
 docs/benchmarks/choose_k.md.
@@ -47,6 +49,7 @@ __all__ = [
     "anchor_scales",
     "choose_candidate",
     "describe_estimate",
+    "distinct_shown",
     "estimate_n_clusters",
     "gap_score_curve",
     "rank_candidates",
@@ -60,6 +63,8 @@ MAX_ANCHORS = 1024
 SCALE_SHARE = 4
 #: largest k ever proposed (1024 / 4); also at most n / 5
 MAX_K = MAX_ANCHORS // SCALE_SHARE
+#: the best gap scores the shown alternatives may come from
+POOL = 6
 
 
 @dataclass
@@ -71,11 +76,12 @@ class KEstimate:
     eigenvalues : the normalised anchor-graph spectrum of the scale k is read at, descending
     (eigenvalues[0] = 1); curve, curve_k0 : the gap score of k = curve_k0, curve_k0 + 1, ...
     (what the candidates are the peaks of); scales : the anchor counts used;
-    candidates, gaps, stability : the candidates in score order with their score and
-    stability (mean pairwise ARI of subsample clusterings); seconds : time spent.
+    candidates, gaps, stability : the candidates compared, in gap-score order, then any
+    distinct alternative taken from the next best scores (:func:`distinct_shown`), with their
+    gap score and stability (mean pairwise ARI of subsample clusterings); seconds : time spent.
 
     Records written before the multi-scale estimator have no ranked / scores / curve /
-    scales: :meth:`ranked_or_legacy` reads both.
+    scales: ``core.records.k_estimate.ranked_candidates`` reads both.
     """
 
     k: int
@@ -216,6 +222,19 @@ def choose_candidate(
     return int(candidates[ranked[0]]), int(candidates[runner])
 
 
+def distinct_shown(
+    ranked: Sequence[int], pool: Sequence[int], n_shown: int = 3, min_apart: int = 2
+) -> list[int]:
+    """``ranked`` reordered so that its first ``n_shown`` differ pairwise by at least
+    ``min_apart``, filled from ``ranked`` then ``pool`` (next best gap scores): 9 and 11 shown
+    next to 10 say little a user can act on, a distinct alternative does. The first stays."""
+    shown = [int(ranked[0])]
+    for k in [*ranked[1:], *(k for k in pool if k not in ranked)]:
+        if len(shown) < n_shown and all(abs(k - j) >= min_apart for j in shown):
+            shown.append(int(k))
+    return shown + [int(k) for k in ranked if k not in shown]
+
+
 @dataclass
 class ScaleSpectra:
     """The anchor graphs of every scale and their spectra, computed once per data set.
@@ -348,13 +367,19 @@ def estimate_n_clusters(
         max_rows=max_rows,
     )
     curve = spectra.curve(size_weight)
-    order = np.argsort(-curve, kind="stable")[:n_candidates]
-    cands = [int(k_min + i) for i in order]
+    order = np.argsort(-curve, kind="stable")[: max(n_candidates, POOL)]
     top = curve[order[0]]
-    cand_scores = [float(curve[i] / top) if top > 0 else 0.0 for i in order]
+    pool = [int(k_min + i) for i in order]
+    pool_scores = [float(curve[i] / top) if top > 0 else 0.0 for i in order]
+    cands, cand_scores = pool[:n_candidates], pool_scores[:n_candidates]
     stab = [spectra.stability(k, n_rounds) for k in cands]
     ranked_idx = rank_candidates(cands, cand_scores, stab, min_gap_share, min_stability)
-    ranked = [cands[i] for i in ranked_idx]
+    ranked = distinct_shown([cands[i] for i in ranked_idx], pool)
+    for k in ranked:  # a distinct alternative from the pool: its evidence too
+        if k not in cands:
+            cands.append(k)
+            cand_scores.append(pool_scores[pool.index(k)])
+            stab.append(spectra.stability(k, n_rounds))
     k = ranked[0]
     shown = spectra.scale_of(k)
     vals = spectra.values[shown]
@@ -367,7 +392,7 @@ def estimate_n_clusters(
         stability=stab,
         seconds=time.perf_counter() - t0,
         ranked=ranked,
-        scores=[cand_scores[i] for i in ranked_idx],
+        scores=[cand_scores[cands.index(k)] for k in ranked],
         curve=[float(x) for x in curve],
         curve_k0=k_min,
         scales=spectra.scales,

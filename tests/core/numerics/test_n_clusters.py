@@ -12,6 +12,7 @@ from core.methods.params import ParamError
 from core.numerics.n_clusters import (
     anchor_scales,
     choose_candidate,
+    distinct_shown,
     estimate_n_clusters,
     gap_score_curve,
     rank_candidates,
@@ -37,7 +38,9 @@ def test_estimator_recovers_k_and_gives_a_runner_up(k):
     est = estimate_n_clusters(views, 0)
     assert est.k == k
     assert est.runner_up != k and est.runner_up in est.candidates
-    assert est.ranked[:2] == [k, est.runner_up] and len(est.ranked) == 4
+    assert est.ranked[:2] == [k, est.runner_up] and len(est.ranked) >= 4
+    shown = est.ranked[:3]  # distinct alternatives, not k's neighbours
+    assert all(abs(a - b) >= 2 for i, a in enumerate(shown) for b in shown[i + 1 :])
     assert sorted(est.ranked) == sorted(est.candidates)
     # the curve: descending, starting at 1, with the largest drop right after k
     vals = est.eigenvalues
@@ -89,7 +92,9 @@ def test_the_evidence_read_by_the_benchmark_is_the_estimators():
         cands = [int(2 + i) for i in order]
         scores = [float(curve[i] / curve[order[0]]) for i in order]
         stab = [spectra.stability(k) for k in cands]
+        pool = [int(2 + i) for i in np.argsort(-curve, kind="stable")[:6]]
         ranked = [cands[i] for i in rank_candidates(cands, scores, stab, share, tau)]
+        ranked = distinct_shown(ranked, pool)
         est = estimate_n_clusters(
             views,
             0,
@@ -99,11 +104,20 @@ def test_the_evidence_read_by_the_benchmark_is_the_estimators():
             min_gap_share=share,
             min_stability=tau,
         )
-        assert est.ranked == ranked and est.candidates == cands and est.stability == stab
+        assert est.ranked == ranked and est.candidates[:n_cand] == cands
+        assert est.stability[:n_cand] == stab
     default = estimate_n_clusters(views, 0)
     wide = estimate_n_clusters(views, 0, n_candidates=6)
-    assert wide.candidates[:4] == default.candidates and len(wide.candidates) == 6
-    assert wide.stability[:4] == default.stability
+    assert wide.candidates[:4] == default.candidates[:4] and len(wide.candidates) >= 6
+    assert wide.stability[:4] == default.stability[:4]
+
+
+def test_the_alternatives_shown_are_distinct_from_the_estimate():
+    # ranked 10, 9, 8, 3 by the rule; the pool (best gap scores) 10, 9, 8, 3, 12, 5
+    assert distinct_shown([10, 9, 8, 3], [10, 9, 8, 3, 12, 5]) == [10, 8, 3, 9]
+    assert distinct_shown([10, 9], [10, 9, 11, 12, 2]) == [10, 12, 2, 9]
+    assert distinct_shown([4, 7, 2], [4, 7, 2]) == [4, 7, 2]  # already distinct: unchanged
+    assert distinct_shown([5], [5, 6]) == [5]  # nothing distinct to add
 
 
 def test_the_rule_prefers_the_largest_stable_candidate_with_a_real_gap():
