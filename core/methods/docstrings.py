@@ -33,8 +33,8 @@ COMMON_ATTRIBUTES: dict[str, str] = {
     "resolved_params_": "dict: every parameter's value in this fit, automatic ones resolved "
     "from the data (docs/defaults.md).",
     "n_clusters_": "int: the number of clusters used (the estimate when n_clusters='auto').",
-    "n_clusters_estimate_": "dict or None: with n_clusters='auto', the estimate, its runner-up "
-    "and the eigenvalue curve.",
+    "n_clusters_estimate_": "dict or None: with n_clusters='auto', the estimate, its ranked "
+    "candidates with their gap score and stability, and the gap-score curve.",
 }
 
 _KIND_TYPES = {"int": "int", "float": "float", "choice": "str", "bool": "bool", "seed": "int"}
