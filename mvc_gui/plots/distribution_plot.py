@@ -114,7 +114,7 @@ class ContingencyPlot(PlotBox):
             self.plot.removeItem(t)
         self.texts = []
         share = self.counts / np.maximum(self.counts.sum(axis=1, keepdims=True), 1)
-        self.image.setImage(share.T, levels=(0.0, 1.0))  # x: categories, y: clusters
+        self.image.setImage(share, levels=(0.0, 1.0))  # row-major: x categories, y clusters
         if self.counts.size <= 400:  # the numbers stay readable
             for (r, c), v in np.ndenumerate(self.counts):
                 colour = "#ffffff" if share[r, c] > 0.55 else "#2b3440"

@@ -64,6 +64,8 @@ class AssociationPage(Page):
         self.bar.addWidget(self.export_button)
         self.model = ColumnsModel(ASSOCIATION_COLUMNS, self)
         self.table = table_view(self.model)
+        for column, width in ((0, 110), (1, 84), (2, 96), (3, 84), (5, 70), (6, 84)):
+            self.table.setColumnWidth(column, width)
         self.table.selectionModel().currentRowChanged.connect(self._on_row)
         self.contingency_plot = ContingencyPlot()
         self.by_cluster = DistributionPlot("Values by cluster")

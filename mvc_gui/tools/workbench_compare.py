@@ -90,6 +90,8 @@ class ComparePage(Page):
             8: "higher or lower in A",
         }
         self.table = table_view(self.model)
+        self.table.setColumnWidth(0, 58)
+        self.table.setColumnWidth(1, 110)
         self.table.selectionModel().currentRowChanged.connect(self._on_row)
         self.volcano = VolcanoPlot()
         self.volcano.feature_clicked.connect(self._on_volcano)

@@ -240,6 +240,8 @@ def table_view(model: ColumnsModel) -> QTableView:
     view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     view.verticalHeader().setVisible(False)
     view.verticalHeader().setDefaultSectionSize(22)
+    view.horizontalHeader().setDefaultSectionSize(68)  # numbers; text columns are widened
+    view.horizontalHeader().setMinimumSectionSize(40)
     view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     view.horizontalHeader().setStretchLastSection(True)
     view.setAlternatingRowColors(True)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 from core.analysis.explain_sample import explain_sample
 from core.analysis.view_agreement import view_agreement_steps, write_view_agreement_csv
 from mvc_gui.plots.base import PlotBox
+from mvc_gui.plots.distribution_plot import PALETTE
 from mvc_gui.tools.host import ToolHost
 from mvc_gui.tools.workbench_parts import (
     ColumnsModel,
@@ -152,9 +153,19 @@ class WhyPage(Page):
         self.votes = table_view(self.votes_model)
         self.neighbours_model = ColumnsModel(NEIGHBOUR_COLUMNS, self)
         self.neighbours = table_view(self.neighbours_model)
+        for column, width in ((2, 150), (3, 150)):
+            self.neighbours.setColumnWidth(column, width)
+        self.vote_bars = PlotBox("Each view's vote", pg.PlotWidget())
+        self.vote_plot = self.vote_bars.view.getPlotItem()
+        self.vote_plot.setLabel("left", "share of the view's vote")
+        self.vote_plot.addLegend(offset=(-10, 10))
+        tables = QSplitter(Qt.Orientation.Vertical)
+        tables.addWidget(self.votes)
+        tables.addWidget(self.neighbours)
         split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(self.votes)
-        split.addWidget(self.neighbours)
+        split.addWidget(tables)
+        split.addWidget(self.vote_bars)
+        split.setSizes([700, 480])
         self.layout_.addWidget(split, 1)
         self.explanation: Any = None
         emb = host.plots.get("embedding")
@@ -200,6 +211,23 @@ class WhyPage(Page):
         self.what = f"Why is sample {ds.ids[index]} here"
         return self.run(_explain, result, ds, index, done=self._show)
 
+    def _draw_votes(self, votes: np.ndarray, names: list[str], cluster: int) -> None:
+        """Bars per cluster, one colour per view; the run's cluster marked by a line."""
+        p = self.vote_plot
+        p.clear()
+        n_views, k = votes.shape if votes.ndim == 2 else (0, 0)
+        width = 0.8 / max(n_views, 1)
+        for v in range(n_views):
+            colour = PALETTE[v % len(PALETTE)]
+            p.addItem(pg.BarGraphItem(x=np.arange(k) - 0.4 + width * (v + 0.5),
+                                      height=np.nan_to_num(votes[v]), width=width,
+                                      brush=colour, name=names[v]))  # fmt: skip
+        dashed = pg.mkPen("#2b3440", width=1.5, style=Qt.PenStyle.DashLine)
+        p.addItem(pg.InfiniteLine(cluster, angle=90, pen=dashed))
+        p.getAxis("bottom").setTicks([[(c, str(c)) for c in range(k)]])
+        p.setLabel("bottom", "cluster (dashed: the sample's)")
+        p.setYRange(0, 1.02, padding=0)
+
     def _show(self, ex: Any) -> None:
         self.explanation = ex
         votes = np.asarray(ex.votes, dtype=float)
@@ -207,6 +235,7 @@ class WhyPage(Page):
         self.votes_model.headers = ["view"] + [f"cluster {c}" for c in range(k)]
         self.votes_model.set_columns([list(ex.view_names)] + [votes[:, c] for c in range(k)],
                                      keep_sort=False)  # fmt: skip
+        self._draw_votes(votes, list(ex.view_names), ex.cluster)
         ids = self.host.session.dataset.ids
 
         def listed(arrays: list, fmt: Callable[[Any], str]) -> list[str]:
