@@ -163,3 +163,45 @@ def test_bad_input_is_refused_in_one_line(mice, capsys, tmp_path):
     err = _refused(["explain", str(tmp_path / "none.json"), *data, *out], capsys)
     assert "none.json not found" in err
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_a_planted_group_gives_exactly_its_features_in_both_directions(tmp_path, capsys):
+    """Id-keyed tables: a dense view, and a count view some samples are absent from; the
+    group's compare.csv at q < 0.05 lists exactly the planted features, higher and lower,
+    and the absent samples count in neither group."""
+    from tests.planted_groups import HIGHER, LOWER, planted
+
+    views, a, observed = planted()
+    n = views[0].shape[0]
+    ids = [f"s{i:03d}" for i in range(n)]
+    counts = views[1].toarray()
+    for name, x, rows in (("expr", views[0], range(n)),
+                          ("counts", counts, np.flatnonzero(observed[:, 1]))):  # fmt: skip
+        lines = ["id," + ",".join(f"{name}{j}" for j in range(x.shape[1]))]
+        lines += [f"{ids[i]}," + ",".join(repr(float(v)) for v in x[i]) for i in rows]
+        (tmp_path / f"{name}.csv").write_text("\n".join(lines) + "\n")
+    data = [arg for name in ("expr", "counts")
+            for arg in ("--view", f"{name}={tmp_path / name}.csv")]  # fmt: skip
+    report = tmp_path / "run.json"
+    assert main(["run", *data, "--method", "fmdc", "--n-clusters", "2", "--quiet",
+                 "--report", str(report)]) == 0  # fmt: skip
+    group = tmp_path / "group.txt"
+    group.write_text("# the planted group\n" + "\n".join(ids[i] for i in a) + "\n")
+    out = tmp_path / "out"
+    argv = ["explain", str(report), *data, "--group", str(group), "--alpha", "0.05",
+            "--out-dir", str(out)]  # fmt: skip
+    assert main(argv) == 0, capsys.readouterr().err
+    rows = _rows(out / "compare.csv")
+    planted_names = {f"{v}{j}" for v in ("expr", "counts") for j in HIGHER + LOWER}
+    assert {r["name"] for r in rows} == planted_names
+    for r in rows:
+        j = int(r["feature"]) - 1
+        assert r["direction"] == ("higher" if j in HIGHER else "lower"), r
+    in_a = np.zeros(n, dtype=bool)
+    in_a[a] = True
+    seen = observed[:, 1]
+    counted = {(int(r["n_a"]), int(r["n_b"])) for r in rows if r["view"] == "counts"}
+    assert counted == {(int((seen & in_a).sum()), int((seen & ~in_a).sum()))}
+    assert int((seen & in_a).sum()) < a.size
+    mean = {r["name"]: float(r["mean_a"]) for r in rows}
+    assert mean["counts0"] == pytest.approx(counts[seen & in_a, 0].mean(), rel=1e-5)
