@@ -17,7 +17,10 @@ values, as benchmarks/profiles.py; a dense float32 100,000 x 5,000 view would ho
 its ranks take minutes: such a wide view is a text/count view in practice), 10 clusters, a
 selection of 20,000 samples with 20 features planted higher and 20 lower in it, and 5 % of
 the samples missing the second view. Printed: each time, the largest gap between two
-progress yields (what a worker thread hands the window), and the peak memory (ru_maxrss).
+progress yields (what a worker thread hands the window), the longest pause of this thread
+while the comparison runs in another one (its hold on the GIL, plus the machine's load: the
+same ticker beside a worker that only sleeps gives the load's share), and the peak memory
+(ru_maxrss).
 
     python benchmarks/explain_scale.py [--n 100000] [--d 5000] [--clusters 10]
 """
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import resource
+import threading
 import time
 
 import numpy as np
@@ -34,6 +38,7 @@ import scipy.sparse as sp
 from core.analysis.association import associate_steps
 from core.analysis.compare import compare_steps
 from core.analysis.groups import composition
+from core.numerics.steps import drain
 
 
 def _data(n: int, d: int, clusters: int, seed: int = 0):
@@ -80,6 +85,22 @@ def _timed(steps):
         gap, last = max(gap, now - last), now
 
 
+def _main_thread_gap(work) -> float:
+    """Seconds of the longest pause of a 2 ms ticker in this thread while ``work`` runs in
+    another one (what a window's event loop would feel: the worker's hold on the GIL, and
+    the machine's load)."""
+    done = threading.Event()
+    worker = threading.Thread(target=lambda: (work(), done.set()))
+    worker.start()
+    worst, last = 0.0, time.perf_counter()
+    while not done.is_set():
+        time.sleep(0.002)
+        now = time.perf_counter()
+        worst, last = max(worst, now - last), now
+    worker.join()
+    return worst
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=100_000)
@@ -112,6 +133,10 @@ def main() -> None:
           f"{gap:.3f} s")  # fmt: skip
     for r in rows:
         print(f"  {r.column}: {r.test}, {r.effect_name} {r.effect:.3g}, p {r.p:.3g} ({r.p_method})")
+    gap = _main_thread_gap(lambda: drain(compare_steps(views, selection, observed=observed)))
+    idle = _main_thread_gap(lambda: time.sleep(3.0))
+    print(f"comparison in a worker thread: the main thread's longest pause {gap * 1e3:.0f} ms "
+          f"(beside a worker that only sleeps 3 s: {idle * 1e3:.0f} ms)")  # fmt: skip
     tiny = labels.copy()
     tiny[:3] = a.clusters  # a cluster of 3 samples: Kruskal-Wallis p from permutations
     t = time.perf_counter()
