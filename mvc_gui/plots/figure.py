@@ -270,8 +270,9 @@ def paint_table(
     if shown < rows and shown > 0:
         shown -= 1  # room for the "n more" line
     cells = [[_cell(model, i, j) for j in range(cols)] for i in range(shown)]
+    fm_bold = QFontMetricsF(bold)  # the header is bold: measured as drawn
     widths = [
-        max([fm.horizontalAdvance(header[j])] + [fm.horizontalAdvance(r[j]) for r in cells])
+        max([fm_bold.horizontalAdvance(header[j])] + [fm.horizontalAdvance(r[j]) for r in cells])
         for j in range(cols)
     ]
     pad = 8 * scale
@@ -287,11 +288,12 @@ def paint_table(
 
     def row(texts: list[str], font_: QFont) -> None:
         painter.setFont(font_)
+        metrics = QFontMetricsF(font_)
         x = rect.left()
         for j, text in enumerate(texts):
             w = widths[j] * squeeze
             align = Qt.AlignmentFlag.AlignLeft if j == 0 else Qt.AlignmentFlag.AlignRight
-            shown_text = fm.elidedText(text, Qt.TextElideMode.ElideRight, w)
+            shown_text = metrics.elidedText(text, Qt.TextElideMode.ElideRight, w + 0.5)
             painter.drawText(QRectF(x, y, w, line_h), align | Qt.AlignmentFlag.AlignVCenter,
                              shown_text)  # fmt: skip
             x += w + pad * squeeze

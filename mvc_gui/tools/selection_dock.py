@@ -22,7 +22,9 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QBoxLayout,
     QComboBox,
+    QDockWidget,
     QFileDialog,
     QGridLayout,
     QHBoxLayout,
@@ -39,7 +41,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.analysis.groups import Composition, composition, read_ids, write_ids
-from core.data.dataset import DataError
+from core.data.dataset import DataError, column_kind
 from mvc_gui.model.palette import cluster_colors, hex_color
 from mvc_gui.plots.base import selection_mode
 from mvc_gui.run.slots import weak_slot
@@ -66,6 +68,7 @@ def _count_table(headers: list[str]) -> QTableWidget:
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
     table.setSortingEnabled(False)
+    table.setMinimumHeight(48)
     head = table.horizontalHeader()
     head.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
     for j in range(1, len(headers)):
@@ -89,18 +92,18 @@ def _share(part: int, whole: int) -> str:
     return f"{100 * part / whole:.1f}%" if whole else ""
 
 
-def _count(ds, indices, labels, column: str | None) -> tuple[Composition, dict[str, int]]:
+def _count(
+    ds, indices, labels, column: str | None, everyone: dict[str, int] | None
+) -> tuple[Composition, dict[str, int]]:
     """Worker: the selection's composition (clusters, ``column``) and the whole data's counts
-    of that column (the reference each share is read against)."""
-    kinds = ds.metadata_columns() if column else {}
+    of that column (the reference each share is read against; ``everyone``: already known)."""
     columns = {column: ds.metadata_column(column)} if column else {}
-    kinds = {k: v for k, v in kinds.items() if k in columns}
+    kinds = {column: column_kind(columns[column])} if column else {}
     n = ds.n_samples
     comp = composition(indices, labels, columns, n=n, kinds=kinds)
-    everyone: dict[str, int] = {}
-    if column:
+    if column and everyone is None:
         everyone = composition(np.arange(n), None, columns, n=n, kinds=kinds).by_column[column]
-    return comp, everyone
+    return comp, everyone or {}
 
 
 class SelectionPanel(QWidget):
@@ -114,13 +117,21 @@ class SelectionPanel(QWidget):
         self._worker: TaskWorker | None = None
         self._pending = False
         self.composition: Composition | None = None
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(4, 4, 4, 4)
+        self.dock: QDockWidget | None = None  # set by install
+        self._had_selection = False
+        self._everyone: tuple[object, str, dict[str, int]] | None = None
+        # three parts side by side in a wide dock (under the plots), stacked in a tall one
+        self.parts = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
+        self.parts.setContentsMargins(4, 4, 4, 4)
+        left, middle, right = (QVBoxLayout() for _ in range(3))
+        for part, stretch in ((left, 3), (middle, 3), (right, 3)):
+            part.setContentsMargins(0, 0, 0, 0)
+            self.parts.addLayout(part, stretch)
         self.summary = QLabel()
         self.summary.setWordWrap(True)
-        lay.addWidget(self.summary)
+        left.addWidget(self.summary)
         self.clusters = _count_table(["cluster", "selected", "of cluster"])
-        lay.addWidget(self.clusters, 2)
+        left.addWidget(self.clusters, 1)
         row = QHBoxLayout()
         row.addWidget(QLabel("By:"))
         self.column_box = QComboBox()
@@ -134,11 +145,12 @@ class SelectionPanel(QWidget):
         self.column_row = QWidget()
         self.column_row.setLayout(row)
         row.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.column_row)
+        middle.addWidget(self.column_row)
         self.values = _count_table(["value", "selected", "of selection", "all"])
-        lay.addWidget(self.values, 2)
-        lay.addWidget(QLabel("<b>Named groups</b>"))
+        middle.addWidget(self.values, 1)
+        right.addWidget(QLabel("<b>Named groups</b>"))
         self.group_list = QListWidget()
+        self.group_list.setMinimumHeight(40)
         self.group_list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.group_list.setToolTip(
             "Double-click a group to select its samples again (Shift adds, Ctrl subtracts); "
@@ -146,8 +158,9 @@ class SelectionPanel(QWidget):
         )
         self.group_list.itemDoubleClicked.connect(lambda item: self.select_group(item.text()))
         self.group_list.itemSelectionChanged.connect(self._enable)
-        lay.addWidget(self.group_list, 1)
+        right.addWidget(self.group_list, 1)
         buttons = QGridLayout()
+        buttons.setSpacing(2)
         self.name_button = QPushButton("Name group...")
         self.name_button.setToolTip("Keep the selected samples as a named group")
         self.select_button = QPushButton("Select")
@@ -166,8 +179,8 @@ class SelectionPanel(QWidget):
         for i, b in enumerate((self.name_button, self.select_button, self.rename_button,
                                self.delete_button, self.compare_button, self.export_button,
                                self.import_button)):  # fmt: skip
-            buttons.addWidget(b, i // 3, i % 3)
-        lay.addLayout(buttons)
+            buttons.addWidget(b, i // 4, i % 4)
+        right.addLayout(buttons)
         self.name_button.clicked.connect(lambda: self.name_group())
         self.select_button.clicked.connect(lambda: self._on_picked(self.select_group))
         self.rename_button.clicked.connect(lambda: self._on_picked(self.rename_group))
@@ -182,6 +195,14 @@ class SelectionPanel(QWidget):
         self._timer.timeout.connect(self._count)
         self.show_groups()
         self.set_data()
+
+    def resizeEvent(self, event) -> None:
+        """Side by side when the dock is wide (under the plots), stacked when it is tall."""
+        wide = event.size().width() > 1.3 * event.size().height()
+        direction = QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom
+        if self.parts.direction() != direction:
+            self.parts.setDirection(direction)
+        super().resizeEvent(event)
 
     # -- the data and the run ----------------------------------------------------------------
     def set_data(self) -> None:
@@ -208,6 +229,16 @@ class SelectionPanel(QWidget):
         return np.asarray(labels)
 
     # -- the composition ---------------------------------------------------------------------
+    def on_selection_changed(self) -> None:
+        """Count the new selection; a selection starting from nothing brings the dock to
+        the front (later changes leave the tabs as the user put them)."""
+        selected = bool(self.host.selection)
+        if selected and not self._had_selection and self.dock is not None:
+            self.dock.show()
+            self.dock.raise_()
+        self._had_selection = selected
+        self.refresh()
+
     def refresh(self) -> None:
         """Count the selection again (soon: a burst of changes is counted once)."""
         self._enable()
@@ -223,13 +254,19 @@ class SelectionPanel(QWidget):
             return
         self._pending = False
         column = self.column_box.currentText() or None
-        args = (session.dataset, selection.indices.copy(), self._labels(), column)
+        ds = session.dataset
+        held = self._everyone  # the whole data's counts of a column, made once
+        known = held[2] if held is not None and held[0] is ds and held[1] == column else None
+        args = (ds, selection.indices.copy(), self._labels(), column, known)
         self._worker = worker = TaskWorker(_count, *args, parent=self)
         worker.done.connect(weak_slot(self, lambda panel, res: panel._on_counted(res)))
         worker.failed.connect(weak_slot(self, lambda panel, m, _d: panel._on_failed(m)))
         worker.start()
 
     def _on_counted(self, res: tuple[Composition, dict[str, int]]) -> None:
+        session, column = self.host.session, next(iter(res[0].by_column), None)
+        if session is not None and column is not None:
+            self._everyone = (session.dataset, column, res[1])
         if self._pending:
             self._pending = False
             self._count()  # the selection changed meanwhile: this count is out of date
@@ -439,11 +476,19 @@ class SelectionPanel(QWidget):
 
 
 def install(host: ToolHost) -> SelectionPanel:
-    """The Selection dock (right side, beside the results), following the window's selection,
-    data, runs and groups."""
+    """The Selection dock, under the plots in a tab beside the Runs (and Analysis) docks,
+    brought to the front when a selection starts; it follows the window's selection, data,
+    runs and groups."""
     panel = SelectionPanel(host)
-    host.add_dock("Selection", panel, Qt.DockWidgetArea.RightDockWidgetArea, "selectionDock")
-    host.selection.changed.connect(weak_slot(panel, lambda p: p.refresh()))
+    dock = host.add_dock(
+        "Selection", panel, Qt.DockWidgetArea.BottomDockWidgetArea, "selectionDock"
+    )
+    runs = host.findChild(QDockWidget, "runsDock")
+    if runs is not None:
+        host.tabifyDockWidget(runs, dock)
+        runs.raise_()
+    panel.dock = dock
+    host.selection.changed.connect(weak_slot(panel, lambda p: p.on_selection_changed()))
     host.groups_changed.connect(weak_slot(panel, lambda p: p.show_groups()))
     host.data_loaded.connect(weak_slot(panel, lambda p: p.set_data()))
     host.presenter.run_shown.connect(weak_slot(panel, lambda p: p.refresh()))
