@@ -47,9 +47,10 @@ COLUMNS = ("view", "feature", "name", "mean_a", "mean_b", "effect_d", "auc", "p"
            "direction", "n_a", "n_b", "rank_samples")  # fmt: skip
 #: share of the progress the effect sizes take (the rank statistics take the rest)
 EFFECT_SHARE = 0.05
-#: values ranked between two progress yields (a tenth of the profiles' blocks: about 0.3 s
-#: at 100,000 samples, the same numbers)
-PROGRESS_ENTRIES = 2_000_000
+#: values ranked between two progress yields: a twentieth of the profiles' blocks, so that
+#: no single NumPy call of a worker thread holds the GIL long (the window's thread paused
+#: 13-36 ms at most at 100,000 x 5,000: benchmarks/explain_scale.py); the same numbers
+PROGRESS_ENTRIES = 1_000_000
 
 
 @dataclass

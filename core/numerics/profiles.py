@@ -80,7 +80,12 @@ def bh_qvalues(p: np.ndarray) -> np.ndarray:
 
 
 def _entries(x: View, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(rows, columns relative to lo, values) of the stored entries of columns lo..hi-1."""
+    """(rows, columns relative to lo, values) of the stored entries of columns lo..hi-1
+    (a CSC matrix is read in place: slicing it was one long call holding the GIL)."""
+    if sp.issparse(x) and x.format == "csc":
+        a, b = x.indptr[lo], x.indptr[hi]
+        cols = np.repeat(np.arange(hi - lo), np.diff(x.indptr[lo : hi + 1]))
+        return x.indices[a:b], cols, x.data[a:b].astype(np.float64)
     if sp.issparse(x):
         block = x[:, lo:hi].tocoo()
         return block.row, block.col, block.data.astype(np.float64)
