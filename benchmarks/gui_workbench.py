@@ -1,9 +1,11 @@
 """The analysis workbench at scale: does the window stay responsive while it compares a group
 with the rest and tests every metadata column against the clusters?
 
-The real main window (offscreen) holds 100,000 samples x 5,000 features (two float32 views,
-2,000 + 3,000 features; 8 planted clusters, each shifting 20 features; a tenth of the samples
-missing the second view) and eight metadata columns (categorical and numeric, related to the
+The real main window (offscreen) holds 100,000 samples x 5,000 features: two sparse count
+views of 4,000 + 1,000 features with 1 % stored values, as ``explain_scale.py`` and
+``profiles.py`` (``--dense``: dense float32 views, 2 GB), 8 planted clusters, each higher in 10
+features and lower in 10, a tenth of the samples missing the second view, and eight metadata
+columns (categorical and numeric, related to the
 clusters or not). A result with the planted labels is put on display, a group (two clusters
 and a slice of a third) is selected, and Compare and Associate are pressed together. A 5 ms
 timer in the GUI thread records the longest gap between its ticks (the stall,
@@ -13,7 +15,7 @@ sizes), the full statistics (AUC, p, q), and the association table. The layout (
 computed: it would compete for the same cores (its stalls are measured by
 ``gui_responsiveness.py``).
 
-    nice -n 5 python benchmarks/gui_workbench.py [--n 100000] [--features 2000,3000]
+    nice -n 5 python benchmarks/gui_workbench.py [--n 100000] [--features 4000,1000] [--dense]
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
+import scipy.sparse as sp
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
@@ -38,14 +41,32 @@ from benchmarks.gui_responsiveness import StallMeter, wait_until
 K = 8  # planted clusters
 
 
-def make_data(n: int, dims: list[int], seed: int = 0):
-    """Views, observed mask, labels and metadata of the benchmark (float32, built in place)."""
+def _sparse_view(g: np.random.Generator, labels: np.ndarray, d: int, density: float):
+    """Counts with ``density`` stored values; each cluster k has 10 features (20k..20k+9)
+    stored for all its samples with higher counts, and 10 (20k+10..) left empty for it."""
+    n = labels.size
+    x = sp.random(n, d, density=density, format="csr", random_state=g, dtype=np.float32,
+                  data_rvs=lambda k: g.poisson(2.0, k) + 1.0).tolil()  # fmt: skip
+    for k in range(K):
+        rows = np.flatnonzero(labels == k)
+        up, down = np.arange(20 * k, 20 * k + 10) % d, np.arange(20 * k + 10, 20 * k + 20) % d
+        x[np.ix_(rows, down)] = 0.0
+        x[np.ix_(rows, up)] = (g.poisson(4.0, (rows.size, up.size)) + 1).astype(np.float32)
+    return x.tocsr()
+
+
+def make_data(n: int, dims: list[int], density: float | None, seed: int = 0):
+    """Views (sparse counts with ``density``, or dense float32 when None), observed mask,
+    labels and metadata of the benchmark."""
     from core.data.dataset import MultiViewDataset
 
     g = np.random.default_rng(seed)
     labels = g.integers(0, K, n)
     views = []
     for d in dims:
+        if density is not None:
+            views.append(_sparse_view(g, labels, d, density))
+            continue
         x = g.standard_normal((n, d), dtype=np.float32)
         for k in range(K):  # each cluster 1.5 sd higher in 10 features and lower in 10
             rows = np.flatnonzero(labels == k)
@@ -53,8 +74,13 @@ def make_data(n: int, dims: list[int], seed: int = 0):
             x[np.ix_(rows, np.arange(20 * k + 10, 20 * k + 20) % d)] -= 1.5
         views.append(x)
     observed = np.ones((n, len(dims)), dtype=bool)
-    observed[g.choice(n, n // 10, replace=False), -1] = False
-    views[-1][~observed[:, -1]] = 0.0
+    missing = g.choice(n, n // 10, replace=False)
+    observed[missing, -1] = False
+    if density is None:
+        views[-1][missing] = 0.0
+    else:  # a missing sample has no stored value in the view
+        keep = sp.diags(observed[:, -1].astype(np.float32))
+        views[-1] = (keep @ views[-1]).tocsr()
     batch = np.where(g.random(n) < 0.7, labels % 3, g.integers(0, 3, n))
     meta = {
         "batch": np.array([f"batch {b}" for b in range(3)])[batch],
@@ -75,7 +101,16 @@ def make_data(n: int, dims: list[int], seed: int = 0):
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=100_000)
-    ap.add_argument("--features", default="2000,3000", help="features per view")
+    ap.add_argument("--features", default="4000,1000", help="features per view")
+    ap.add_argument(
+        "--density",
+        type=float,
+        default=0.01,
+        help="share of stored values of the sparse count views",
+    )
+    ap.add_argument(
+        "--dense", action="store_true", help="dense float32 views instead (2 GB at 100,000 x 5,000)"
+    )
     ap.add_argument("--timeout", type=float, default=600.0)
     args = ap.parse_args()
     dims = [int(s) for s in args.features.split(",")]
@@ -92,9 +127,10 @@ def main() -> int:
           f"{machine()}, load {os.getloadavg()[0]:.2f}")  # fmt: skip
     print(f"# python {' '.join(sys.argv)}")
     t = time.perf_counter()
-    ds, labels = make_data(args.n, dims)
+    ds, labels = make_data(args.n, dims, None if args.dense else args.density)
     made = time.perf_counter() - t
-    print(f"data: {args.n:,} x {sum(dims):,} ({'+'.join(map(str, dims))}), "
+    kind = "dense float32" if args.dense else f"sparse counts, {args.density:g} stored"
+    print(f"data: {args.n:,} x {sum(dims):,} ({'+'.join(map(str, dims))}; {kind}), "
           f"{len(ds.metadata)} metadata columns, made in {made:.1f} s")  # fmt: skip
     settings = QSettings(str(Path("/tmp") / "mvc_gui_bench.ini"), QSettings.Format.IniFormat)
     win = MainWindow(settings)
