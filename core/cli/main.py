@@ -39,7 +39,6 @@ from core.data.dataset import DataError, MultiViewDataset
 from core.data.preprocessing import AUTO_RULES
 from core.methods.params import ParamError
 from core.methods.states import IterationState, normalized_weights
-from core.records.k_estimate import describe_estimate
 
 if TYPE_CHECKING:  # the records import numba: in the commands that write them, not for --help
     from core.records.runs import RunResult
@@ -307,6 +306,8 @@ def _print_summary(result: RunResult, solver: object, out: TextIO) -> None:
             + "\n"
         )
     if est := result.n_clusters_estimate:
+        from core.records.k_estimate import describe_estimate  # records: not for --help
+
         out.write(
             f"number of clusters estimated: {describe_estimate(est)} ({est['seconds']:.2f} s)\n"
         )
