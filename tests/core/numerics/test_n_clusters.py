@@ -38,7 +38,7 @@ def test_estimator_recovers_k_and_gives_a_runner_up(k):
     est = estimate_n_clusters(views, 0)
     assert est.k == k
     assert est.runner_up != k and est.runner_up in est.candidates
-    assert est.ranked[:2] == [k, est.runner_up] and len(est.ranked) >= 4
+    assert est.ranked[:2] == [k, est.runner_up] and len(est.ranked) >= 3
     shown = est.ranked[:3]  # distinct alternatives, not k's neighbours
     assert all(abs(a - b) >= 2 for i, a in enumerate(shown) for b in shown[i + 1 :])
     assert sorted(est.ranked) == sorted(est.candidates)
@@ -108,8 +108,8 @@ def test_the_evidence_read_by_the_benchmark_is_the_estimators():
         assert est.stability[:n_cand] == stab
     default = estimate_n_clusters(views, 0)
     wide = estimate_n_clusters(views, 0, n_candidates=6)
-    assert wide.candidates[:4] == default.candidates[:4] and len(wide.candidates) >= 6
-    assert wide.stability[:4] == default.stability[:4]
+    assert wide.candidates[:3] == default.candidates[:3] and len(wide.candidates) >= 6
+    assert wide.stability[:3] == default.stability[:3]
 
 
 def test_the_alternatives_shown_are_distinct_from_the_estimate():

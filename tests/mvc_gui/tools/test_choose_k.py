@@ -32,7 +32,7 @@ def test_unlabelled_data_defaults_to_auto_and_shows_the_estimate(qtbot, window):
     tool = window.tools.choose_k
     ranked = est["ranked"]
     said = f"k = 4 (also plausible: {ranked[1]}, {ranked[2]})"
-    assert ranked[0] == 4 and len(ranked) == 4
+    assert ranked[0] == 4 and len(ranked) >= 3
     # the curve they come from, with the three candidates marked on it at their k
     plot = tool.plot
     assert plot.selected == 4 and plot.curve.xData.size == len(est["curve"])
