@@ -6,13 +6,21 @@ association table)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
 
 from mvc_gui.plots.base import PlotBox
 
-__all__ = ["MAX_POINTS", "DistributionPlot", "box_stats"]
+__all__ = [
+    "MAX_POINTS",
+    "ContingencyPlot",
+    "DistributionPlot",
+    "GroupSummary",
+    "box_stats",
+    "summarise",
+]
 
 MAX_POINTS = 2000  # drawn per group (every value counts in the box)
 PALETTE = ("#D55E00", "#0072B2", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442")
@@ -29,6 +37,31 @@ def box_stats(values: np.ndarray) -> tuple[float, float, float, float, float] | 
     lo = float(v[v >= q1 - 1.5 * iqr].min())
     hi = float(v[v <= q3 + 1.5 * iqr].max())
     return lo, float(q1), float(med), float(q3), hi
+
+
+@dataclass(frozen=True)
+class GroupSummary:
+    """What the plot draws of one group: its size, box statistics (None: no finite value),
+    the points drawn (at most ``MAX_POINTS``) and their horizontal jitter."""
+
+    n: int
+    stats: tuple[float, float, float, float, float] | None
+    shown: np.ndarray
+    jitter: np.ndarray
+
+
+def summarise(values: Sequence[np.ndarray]) -> list[GroupSummary]:
+    """The summaries of each group's finite values (the same jitter each time: a stable
+    picture)."""
+    rng = np.random.default_rng(0)
+    out = []
+    for vals in values:
+        v = np.asarray(vals, dtype=float)
+        v = v[np.isfinite(v)]
+        shown = v if v.size <= MAX_POINTS else rng.choice(v, MAX_POINTS, replace=False)
+        out.append(GroupSummary(int(v.size), box_stats(v), shown,
+                                rng.uniform(-0.28, 0.28, shown.size)))  # fmt: skip
+    return out
 
 
 class DistributionPlot(PlotBox):
@@ -50,33 +83,24 @@ class DistributionPlot(PlotBox):
         self.set_note(note, instead=bool(note))
 
     def set_values(
-        self, title: str, names: Sequence[str], values: Sequence[np.ndarray], ylabel: str = ""
+        self, title: str, names: Sequence[str], groups: Sequence[GroupSummary], ylabel: str = ""
     ) -> None:
-        """One box and strip per group (``names[i]``: its label with its count)."""
+        """One box and strip per group (``names[i]``: its label with its count), from what
+        :func:`summarise` computed (in a worker: quartiles of 100,000 values are not the
+        window's work)."""
         self.plot.clear()
         self.groups = list(names)
         self.title.setText(title)
         self.set_note("")
-        rng = np.random.default_rng(0)  # the same jitter each time: the picture is stable
-        for i, vals in enumerate(values):
-            v = np.asarray(vals, dtype=float)
-            v = v[np.isfinite(v)]
+        for i, g in enumerate(groups):
             colour = PALETTE[i % len(PALETTE)]
-            shown = v if v.size <= MAX_POINTS else rng.choice(v, MAX_POINTS, replace=False)
-            x = i + rng.uniform(-0.28, 0.28, shown.size)
+            light = pg.mkBrush(pg.mkColor(colour).lighter(130))
             self.plot.addItem(
-                pg.ScatterPlotItem(
-                    x=x,
-                    y=shown,
-                    size=4,
-                    pen=None,
-                    brush=pg.mkBrush(pg.mkColor(colour).lighter(130)),
-                )
+                pg.ScatterPlotItem(x=i + g.jitter, y=g.shown, size=4, pen=None, brush=light)
             )
-            stats = box_stats(v)
-            if stats is None:
+            if g.stats is None:
                 continue
-            lo, q1, med, q3, hi = stats
+            lo, q1, med, q3, hi = g.stats
             pen = pg.mkPen(colour, width=2)
             box = pg.QtWidgets.QGraphicsRectItem(i - 0.35, q1, 0.7, q3 - q1)
             box.setPen(pen)

@@ -27,7 +27,7 @@ from core.analysis.association import (
     values_by_cluster,
     write_association_csv,
 )
-from mvc_gui.plots.distribution_plot import ContingencyPlot, DistributionPlot
+from mvc_gui.plots.distribution_plot import ContingencyPlot, DistributionPlot, summarise
 from mvc_gui.plots.survival_plot import SurvivalPlot
 from mvc_gui.tools.host import ToolHost
 from mvc_gui.tools.workbench_parts import (
@@ -41,6 +41,13 @@ __all__ = ["AssociationPage"]
 
 # -- Association ---------------------------------------------------------------------------------
 ASSOCIATION_COLUMNS = ("column", "kind", "test", "effect", "effect size", "p", "p method", "n")
+
+
+def _by_cluster(labels: np.ndarray, values: np.ndarray) -> tuple[list[int], list]:
+    """A numeric column's values per cluster, summarised to draw (clusters in order)."""
+    got = values_by_cluster(labels, values)
+    keys = sorted(got)
+    return keys, summarise([got[k] for k in keys])
 
 
 class AssociationPage(Page):
@@ -168,13 +175,13 @@ class AssociationPage(Page):
             self.helper(contingency, labels, values, done=show_counts)
         else:
 
-            def show_values(got: dict) -> None:
-                keys = sorted(got)
-                names = [f"{k} (n={np.asarray(got[k]).size:,})" for k in keys]
-                self.by_cluster.set_values(title, names, [got[k] for k in keys], row.column)
+            def show_values(got: tuple) -> None:
+                keys, groups = got
+                names = [f"{k} (n={g.n:,})" for k, g in zip(keys, groups, strict=True)]
+                self.by_cluster.set_values(title, names, groups, row.column)
                 self.detail.setCurrentWidget(self.by_cluster)
 
-            self.helper(values_by_cluster, labels, values, done=show_values)
+            self.helper(_by_cluster, labels, values, done=show_values)
         self.right.setCurrentIndex(0)
 
     def start_survival(self, time: str | None = None, event: str | None = None) -> None:

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 
 from core.analysis.compare import compare_steps, feature_values, write_compare_csv
 from core.records.profiles_table import feature_names_of
-from mvc_gui.plots.distribution_plot import DistributionPlot
+from mvc_gui.plots.distribution_plot import DistributionPlot, summarise
 from mvc_gui.plots.volcano_plot import VolcanoPlot
 from mvc_gui.tools.host import ToolHost
 from mvc_gui.tools.workbench_parts import (
@@ -46,11 +46,12 @@ def _compare_steps(ds: Any, a: np.ndarray, b: np.ndarray | None):
 
 
 def _values(ds: Any, view: int, feature: int, a: np.ndarray, b: np.ndarray | None) -> list:
+    """One feature's values in A and in B (observed samples only), summarised to draw."""
     if b is None:
         rest = np.ones(ds.n_samples, dtype=bool)
         rest[a] = False
         b = np.flatnonzero(rest)
-    return feature_values(ds.views, view, feature, [a, b], observed=ds.observed)
+    return summarise(feature_values(ds.views, view, feature, [a, b], observed=ds.observed))
 
 
 class ComparePage(Page):
@@ -203,7 +204,7 @@ class ComparePage(Page):
 
         def show(values: list, j: int = j) -> None:
             if self._current_table_row() == j:
-                names = [f"A (n={values[0].size:,})", f"B (n={values[1].size:,})"]
+                names = [f"A (n={values[0].n:,})", f"B (n={values[1].n:,})"]
                 self.distribution.set_values(title, names, values, ylabel=t.names[j])
 
         self.helper(_values, self.dataset, v, feature, a, b, done=show)

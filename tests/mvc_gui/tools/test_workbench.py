@@ -211,6 +211,12 @@ def test_association_ranks_diet_and_genotype_above_an_unrelated_column(qtbot, wi
     qtbot.waitUntil(lambda: page.contingency_plot.counts.size > 0, timeout=120_000)
     assert page.contingency_plot.counts.shape[1] == 5
     assert int(page.contingency_plot.counts.sum()) == ds.n_samples
+    # a numeric column: its values per cluster, every mouse with a value counted once
+    page.table.selectRow(order.index("weeks"))
+    qtbot.waitUntil(lambda: page.detail.currentWidget() is page.by_cluster, timeout=120_000)
+    counts = [int(name.split("(n=")[1].rstrip(")")) for name in page.by_cluster.groups]
+    clusters = np.unique(window.current_result().labels)
+    assert sum(counts) == ds.n_samples and len(counts) == clusters.size
     # Kaplan-Meier per cluster: the planted survival difference is found, the shuffled one not
     page.start_survival("weeks", "died")
     qtbot.waitUntil(lambda: page.survival_result is not None, timeout=120_000)
