@@ -93,42 +93,55 @@ def write_figure(
     path: str | os.PathLike[str], size: FigureSize, paint: Paint, title: str = ""
 ) -> Path:
     """Draw ``paint`` on a white page of ``size`` and write it atomically as the format the
-    name's suffix says (PNG with its DPI recorded, SVG, PDF of that page size)."""
+    name's suffix says (PNG with its DPI recorded, SVG, PDF of that page size).
+
+    Every device is painted at the screen's logical resolution (:data:`SCREEN_DPI`): the plots
+    are laid out in screen pixels and their fonts in points, and a device of another DPI
+    would size the text against that DPI but the geometry against the scale, drawing tick
+    labels off their ticks. The PNG records its DPI after painting; SVG and PDF keep their
+    physical size (vector: no DPI of their own)."""
     target = Path(path)
     fmt = figure_format(target)
-    w, h = size.pixels()
     if fmt == "png":
+        w, h = size.pixels()
         image = QImage(w, h, QImage.Format.Format_ARGB32_Premultiplied)
-        dots_per_metre = round(size.dpi / MM_PER_INCH * 1000)
-        image.setDotsPerMeterX(dots_per_metre)
-        image.setDotsPerMeterY(dots_per_metre)
+        _set_dpi(image, SCREEN_DPI)
         image.fill(QColor("white"))
         _paint(image, QRectF(0, 0, w, h), paint)
+        _set_dpi(image, size.dpi)
         with atomic_path(target, suffix=".png") as tmp:
             if not image.save(str(tmp), "PNG"):
                 raise OSError(f"could not write {target}")
         return target
+    mm_w, mm_h = size.millimetres()
+    w, h = mm_w / MM_PER_INCH * SCREEN_DPI, mm_h / MM_PER_INCH * SCREEN_DPI
     if fmt == "svg":
         buffer = QBuffer()
         buffer.open(QIODevice.OpenModeFlag.WriteOnly)
         gen = QSvgGenerator()
         gen.setOutputDevice(buffer)
-        gen.setSize(QSize(w, h))
+        gen.setSize(QSize(round(w), round(h)))
         gen.setViewBox(QRectF(0, 0, w, h))
-        gen.setResolution(round(size.dpi))
+        gen.setResolution(round(SCREEN_DPI))
         gen.setTitle(title or target.stem)
         gen.setDescription("MVC Studio figure")
         _paint(gen, QRectF(0, 0, w, h), paint, fill=True)
         return atomic_write(target, bytes(buffer.data()).decode("utf-8"))
     with atomic_path(target, suffix=".pdf") as tmp:
         writer = QPdfWriter(str(tmp))
-        writer.setResolution(round(size.dpi))
-        writer.setPageSize(QPageSize(QSizeF(*size.millimetres()), QPageSize.Unit.Millimeter))
+        writer.setResolution(round(SCREEN_DPI))
+        writer.setPageSize(QPageSize(QSizeF(mm_w, mm_h), QPageSize.Unit.Millimeter))
         writer.setPageMargins(QMarginsF(0, 0, 0, 0))
         writer.setTitle(title or target.stem)
         writer.setCreator("MVC Studio")
         _paint(writer, QRectF(0, 0, writer.width(), writer.height()), paint, fill=True)
     return target
+
+
+def _set_dpi(image: QImage, dpi: float) -> None:
+    dots_per_metre = round(dpi / MM_PER_INCH * 1000)
+    image.setDotsPerMeterX(dots_per_metre)
+    image.setDotsPerMeterY(dots_per_metre)
 
 
 def _paint(device, rect: QRectF, paint: Paint, fill: bool = False) -> None:
