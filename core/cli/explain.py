@@ -85,6 +85,9 @@ def _read_record(path: str) -> dict[str, Any]:
         raise DataError(f"{path} is not a run record ({exc})") from None
     if not isinstance(record, dict) or record.get("format") != "mvc-studio-run/1":
         raise DataError(f"{path} is not an MVC Studio run record (mvc run --report)")
+    labels = record.get("labels")
+    if not isinstance(labels, list) or not labels:
+        raise DataError(f"{path} holds no cluster labels: write it again with mvc run --report")
     return record
 
 
@@ -102,12 +105,16 @@ def _run_labels(record: dict[str, Any], ds: Any, path: str) -> np.ndarray:
         return labels
     position = {s: i for i, s in enumerate(ds.ids.tolist())}
     missing = [s for s in ids if s not in position]
-    if missing or len(ids) != ds.n_samples:
+    if missing:
         shown = ", ".join(repr(s) for s in missing[:3])
-        detail = f"{len(missing)} of its sample ids ({shown}) are not" if missing else "other"
         raise DataError(
-            f"{path} was made on other data: {detail} in {where} "
-            f"({len(ids)} samples in the run, {ds.n_samples} in the data)"
+            f"{path} was made on other data: {len(missing)} of its sample ids ({shown}) are "
+            f"not in {where}"
+        )
+    if len(ids) != ds.n_samples:
+        raise DataError(
+            f"{path} was made on {len(ids)} of the {ds.n_samples} samples of {where}: give the "
+            "data flags of the run (--align shared?)"
         )
     out = np.empty(ds.n_samples, dtype=np.int64)
     out[[position[s] for s in ids]] = labels
@@ -241,6 +248,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
             sig = int(t.significant(0.05).sum())
             say(f"  {t.view_name}: {sig} feature(s) with q < 0.05 (n = {t.n_a} vs {t.n_b})\n")
     tested = [r for r in rows if r.p_method != "none"]
+    if not columns:
+        say("no metadata columns: association.csv lists none (--meta TABLE adds them)\n")
     if tested:
         best = tested[0]
         say(f"strongest association: {best.column} ({best.test}, p = {best.p:.3g})\n")

@@ -51,7 +51,7 @@ def mice(tmp_path_factory):
 
 
 def _run(root, t, method: str, *extra: str) -> str:
-    report = root / f"{method}.json"
+    report = root / f"{'_'.join([method, *extra]).replace('-', '')}.json"
     if not report.exists():
         argv = ["run", *table_args(t), "--method", method, "--n-clusters", "10", "--quiet",
                 "--report", str(report), *extra]  # fmt: skip
@@ -157,11 +157,23 @@ def test_bad_input_is_refused_in_one_line(mice, capsys, tmp_path):
     assert "--versus goes with --group" in err
     err = _refused(["explain", report, *data, "--time-column", "months", *out], capsys)
     assert "--time-column" in err
+    err = _refused(["explain", report, *data, "--align", "shared", *out], capsys)
+    assert "other data: 2 of its sample ids" in err  # the two mice without lipids
+    shared = _run(root, t, "alpc", "--align", "shared")
+    capsys.readouterr()  # the run's notes
+    err = _refused(["explain", shared, *data, *out], capsys)
+    assert "made on 38 of the 40 samples" in err and "--align shared" in err
     other = write_nutrimouse(tmp_path / "other", nutrimouse(n_per=1, start=41, seed=5))
     err = _refused(["explain", report, *table_args(other), *out], capsys)
     assert "other data" in err
     err = _refused(["explain", str(tmp_path / "none.json"), *data, *out], capsys)
     assert "none.json not found" in err
+    (tmp_path / "old.json").write_text('{"format": "mvc-studio-run/1", "method": "fmdc"}')
+    err = _refused(["explain", str(tmp_path / "old.json"), *data, *out], capsys)
+    assert "old.json holds no cluster labels" in err
+    (tmp_path / "other.json").write_text("[1, 2]")
+    err = _refused(["explain", str(tmp_path / "other.json"), *data, *out], capsys)
+    assert "other.json is not an MVC Studio run record" in err
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 
 
