@@ -36,7 +36,7 @@ from PySide6.QtWidgets import QApplication
 
 from benchmarks._common import git_rev, machine
 from benchmarks.gui_probes import IdleProbe
-from benchmarks.gui_responsiveness import StallMeter, wait_until
+from benchmarks.gui_responsiveness import StallMeter, StallTracer, wait_until
 
 K = 8  # planted clusters
 
@@ -112,6 +112,7 @@ def main() -> int:
         "--dense", action="store_true", help="dense float32 views instead (2 GB at 100,000 x 5,000)"
     )
     ap.add_argument("--timeout", type=float, default=600.0)
+    ap.add_argument("--trace", action="store_true", help="print stacks during stalls")
     args = ap.parse_args()
     dims = [int(s) for s in args.features.split(",")]
     app = QApplication.instance() or QApplication([])
@@ -152,6 +153,8 @@ def main() -> int:
     bench.show_page(compare)
     wait_until(app, lambda: False, 1.0)  # let the window settle
     meter = StallMeter()
+    if args.trace:
+        StallTracer(meter, limit_ms=100.0)
     probe = IdleProbe()  # the noise floor: an idle process's late wake-ups at the same load
     probe.start()
     meter.start()
@@ -194,7 +197,8 @@ def main() -> int:
           f"waiting for a core {stats['worst_queued_ms']:.0f} ms)")  # fmt: skip
     print(f"  {floor}")
     print(f"  feature clicked -> distribution drawn: {dist_s:.2f} s, longest stall "
-          f"{click['max_ms']:.0f} ms")  # fmt: skip
+          f"{click['max_ms']:.0f} ms (own CPU {click['worst_cpu_ms']:.0f} ms, waiting for a "
+          f"core {click['worst_queued_ms']:.0f} ms)")  # fmt: skip
     sig = sum(int(t.significant().sum()) for t in compare.tables)
     top = ", ".join(f"{r.column} ({r.effect:.2f})" for r in association.rows[:4])
     print(f"  {sig} features with q < 0.05; strongest columns: {top}")

@@ -19,6 +19,8 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 from scipy.spatial import ConvexHull
 
+from mvc_gui.plots.volcano_plot import HIGHER
+
 N, GROUP = 240, 60  # samples; the first GROUP ids form the group
 UP, DOWN = {"rna": [0, 1, 2], "prot": [0]}, {"rna": [3, 4], "prot": [1, 2]}
 DIMS = {"rna": 24, "prot": 12}
@@ -144,6 +146,12 @@ def test_compare_a_lassoed_group_with_the_rest_finds_the_planted_features(
     page.table.selectRow(0)
     qtbot.waitUntil(lambda: len(page.distribution.groups) == 2, timeout=120_000)
     assert page.distribution.groups[0].endswith(f"(n={prot.n_a:,})")
+    # a click on a volcano point (prot_0, higher in A) selects its row
+    layer = page.volcano.layers[HIGHER]
+    point = layer.points()[0]
+    layer.sigClicked.emit(layer, [point], None)
+    row = page.table.currentIndex().row()
+    assert page.model.value(row, 1) == "prot_0" and page.model.value(row, 8) == "higher"
     # sorting by q keeps the planted features first
     page.table.sortByColumn(7, page.table.horizontalHeader().sortIndicatorOrder().AscendingOrder)
     top = {page.model.value(r, 1) for r in range(3)}
