@@ -120,7 +120,7 @@ class SelectionPanel(QWidget):
         self.dock: QDockWidget | None = None  # set by install
         self._had_selection = False
         self._everyone: tuple[object, str, dict[str, int]] | None = None
-        # three parts side by side in a wide dock (under the plots), stacked in a tall one
+        # three parts side by side under the plots, stacked in a side column (set_area)
         self.parts = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
         self.parts.setContentsMargins(4, 4, 4, 4)
         left, middle, right = (QVBoxLayout() for _ in range(3))
@@ -196,13 +196,14 @@ class SelectionPanel(QWidget):
         self.show_groups()
         self.set_data()
 
-    def resizeEvent(self, event) -> None:
-        """Side by side when the dock is wide (under the plots), stacked when it is tall."""
-        wide = event.size().width() > 1.3 * event.size().height()
-        direction = QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom
-        if self.parts.direction() != direction:
-            self.parts.setDirection(direction)
-        super().resizeEvent(event)
+    def set_area(self, area: Qt.DockWidgetArea) -> None:
+        """Side by side under or above the plots, stacked in a side column (a direction
+        chosen by the dock's place, not its size: a size-driven flip changed the minimum
+        height, which grew the window, which flipped it back)."""
+        tall = area in (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.parts.setDirection(
+            QBoxLayout.Direction.TopToBottom if tall else QBoxLayout.Direction.LeftToRight
+        )
 
     # -- the data and the run ----------------------------------------------------------------
     def set_data(self) -> None:
@@ -488,6 +489,7 @@ def install(host: ToolHost) -> SelectionPanel:
         host.tabifyDockWidget(runs, dock)
         runs.raise_()
     panel.dock = dock
+    dock.dockLocationChanged.connect(weak_slot(panel, lambda p, area: p.set_area(area)))
     host.selection.changed.connect(weak_slot(panel, lambda p: p.on_selection_changed()))
     host.groups_changed.connect(weak_slot(panel, lambda p: p.show_groups()))
     host.data_loaded.connect(weak_slot(panel, lambda p: p.set_data()))
