@@ -2,12 +2,13 @@
 
 Each view is clustered on its own by the single-view anchor spectral baseline
 (``anchor-sc``: BKHK anchors, the PKN anchor graph, its spectral embedding, k-means; linear
-in n), over the samples that have the view. Per view: the ARI and NMI of that clustering
-against the result (over those samples), and the run's learned weight when the method has
-one. Per sample: the share of its views whose own clustering puts it in its result cluster,
-the view's clusters matched to the result's by the Hungarian assignment
-(:func:`core.experiments.compare.contingency`); a view cluster left without a partner never
-agrees.
+in n), over the samples that have the view (a view read in row blocks with more than
+:data:`STREAM_FIT_ROWS` of them: on a seeded subsample, the rest assigned by its prediction).
+Per view: the ARI and NMI of that clustering against the result (over those samples), and
+the run's learned weight when the method has one. Per sample: the share of its views whose
+own clustering puts it in its result cluster, the view's clusters matched to the result's by
+the Hungarian assignment (:func:`core.experiments.compare.contingency`); a view cluster left
+without a partner never agrees.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ from core.numerics.steps import drain
 
 __all__ = [
     "ViewAgreement",
-    "read_whole",
     "view_agreement",
     "view_agreement_steps",
     "write_view_agreement_csv",
@@ -40,6 +40,10 @@ __all__ = [
 
 #: k-means restarts of each view's own clustering (the spectral embedding does the work)
 N_INIT = 3
+#: a view read in row blocks with more observed rows is clustered on a seeded subsample of
+#: this many, the others assigned by that clustering's prediction block by block (bounded
+#: memory: the view is never held whole)
+STREAM_FIT_ROWS = 50_000
 
 
 @dataclass
@@ -60,18 +64,16 @@ class ViewAgreement:
     agree: np.ndarray
 
 
-def read_whole(x: View) -> View:
-    """A view in memory: a row-block view is read whole (the clustering needs every row)."""
+def _gather(x: View, rows: np.ndarray) -> View:
+    """The rows (a bool mask) of a view the clustering reads; of a row-block view only those
+    rows are kept, block by block."""
     if not is_source(x):
-        return x
-    return np.vstack([b.toarray() if hasattr(b, "toarray") else np.asarray(b)
-                      for _, _, b in x.blocks()])  # fmt: skip
-
-
-def _rows(x: View, rows: np.ndarray | None) -> View:
-    """The rows of a view the clustering reads."""
-    x = read_whole(x)
-    return x if rows is None else x[rows]
+        return x if rows.all() else x[np.flatnonzero(rows)]
+    parts = []
+    for start, stop, block in x.blocks():
+        block = block.toarray() if hasattr(block, "toarray") else np.asarray(block)
+        parts.append(block[rows[start:stop]])
+    return np.vstack(parts)
 
 
 def _matched(result: np.ndarray, own: np.ndarray) -> np.ndarray:
@@ -115,16 +117,30 @@ def view_agreement_steps(
         if x.shape[0] != n:
             raise DataError(f"view {v + 1} has {x.shape[0]} samples; the labels {n}")
         seen = np.ones(n, dtype=bool) if observed is None else observed[:, v]
-        rows = None if seen.all() else np.flatnonzero(seen)
         counts[v] = int(seen.sum())
         k = min(int(n_clusters), int(counts[v]))
         if k < 2:
             continue
         solver = AnchorSpectralSingleView(k, n_init=N_INIT, random_state=seed)
         message = f"clustering {names[v]} alone"
-        for state in solver.iterate([_rows(x, rows)]):
-            yield AnalysisProgress((v + state.progress) / n_views, message)
-        mine = solver.labels_
+        fit = seen
+        if is_source(x) and counts[v] > STREAM_FIT_ROWS:  # a seeded subsample, then assign
+            pick = np.random.default_rng(seed).choice(np.flatnonzero(seen), STREAM_FIT_ROWS,
+                                                      replace=False)  # fmt: skip
+            fit = np.zeros(n, dtype=bool)
+            fit[pick] = True
+        for state in solver.iterate([_gather(x, fit)]):
+            yield AnalysisProgress((v + 0.9 * state.progress) / n_views, message)
+        if fit is seen:
+            mine = solver.labels_
+        else:
+            mine = np.full(n, -1, dtype=np.int64)
+            for start, stop, block in x.blocks():
+                sel = seen[start:stop]
+                if sel.any():
+                    mine[start:stop][sel] = solver.predict([np.asarray(block)[sel]])
+                yield AnalysisProgress((v + 0.9 + 0.1 * stop / n) / n_views, message)
+            mine = mine[seen]
         result = labels[seen]
         own[v, seen] = mine
         agree[v, seen] = _matched(result, mine) == result

@@ -263,17 +263,20 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def _view_agreement(args, record, ds, idx, labels, observed, names):
     """Each used view, preprocessed as the run did (its stored transforms; the automatic
     rule when the run kept none), clustered alone and compared with the run."""
-    from core.analysis.view_agreement import read_whole, view_agreement
+    from core.analysis.view_agreement import view_agreement
+    from core.data.blocks import is_source
     from core.data.prepare import prepare_views
+    from core.data.stream_stats import PreprocessedSource
     from core.records.prediction_file import prediction_path, read_prediction
 
-    views = [read_whole(ds.views[i]) for i in idx]
+    views = [ds.views[i] for i in idx]
     if prediction_path(args.run_record).exists():
         model = read_prediction(args.run_record)
-        prepared = [
-            t.apply(x, None if observed is None else observed[:, v])
-            for v, (x, t) in enumerate(zip(views, model.transforms, strict=True))
-        ]
+        prepared = []
+        for v, (x, t) in enumerate(zip(views, model.transforms, strict=True)):
+            keep = None if observed is None else observed[:, v]
+            # a view read in row blocks stays so: the transform is applied block by block
+            prepared.append(PreprocessedSource(x, t, keep) if is_source(x) else t.apply(x, keep))
     else:
         prepared, _ = prepare_views(views, "auto", observed=observed)
     k = int(labels.max()) + 1
