@@ -5,6 +5,8 @@ the two peers a user would try instead.
                                   [--seeds 0,1,2] [--csv docs/benchmarks/defaults.csv]
     python benchmarks/defaults.py --table      # only rebuild docs/benchmarks/defaults.md
     python benchmarks/defaults.py --methods dtll --redo   # re-run DTLL's rows, merged in place
+    python benchmarks/defaults.py --grid       # every preprocessing setting and rule, seed 0
+    python benchmarks/defaults.py --held-out [--previous-csv OLD.csv]   # the regret table
 
 A method runs exactly as ``mvc run FILE --method M --seed S`` would: ``auto`` preprocessing
 (the method's own rule), every parameter automatic, k = the true class count (choosing k is
@@ -14,6 +16,11 @@ scikit-learn ``KMeans(n_init=10)`` and ``SpectralClustering`` with a k-NN affini
 ``--methods``/``--files``/``--seeds`` and resumed: rows already in the CSV are skipped.
 ``--redo`` first drops the selected (method, file, seed) rows from the CSV, so a method whose
 defaults changed is re-run and merged without touching the other methods' rows.
+
+``--grid`` and ``--held-out`` (benchmarks/preprocess_grid.py) judge the ``auto`` preprocessing
+rules on files they were not chosen on: each method with each fixed setting and each candidate
+rule (docs/benchmarks/defaults_grid.csv), then per file the rule with the least mean regret
+over the other files, scored on that file.
 """
 
 from __future__ import annotations
@@ -275,7 +282,8 @@ def grid_main(args, path: Path) -> None:
     if args.grid:
         run_grid(methods, files, Path(args.grid_csv), path, args.processes)
     if args.held_out:
-        print(held_out(methods, files, Path(args.grid_csv), path))
+        previous = Path(args.previous_csv) if args.previous_csv else path
+        print(held_out(methods, files, Path(args.grid_csv), previous))
     print(f"\n{date.today()}, commit {git_rev()}, {machine()}, load {os.getloadavg()[0]:.1f}")
 
 
@@ -300,6 +308,10 @@ def main() -> None:
         help="choose each method's rule by leave-one-file-out over the grid and print the table",
     )
     ap.add_argument("--grid-csv", default=str(GRID_CSV))
+    ap.add_argument(
+        "--previous-csv",
+        help="--held-out: the defaults CSV of the previous defaults (default: --csv)",
+    )
     ap.add_argument("--processes", type=int, default=2, help="grid cells run at once")
     args = ap.parse_args()
     path = Path(args.csv)

@@ -122,6 +122,7 @@ class AnchorSpectralSingleView(BaseSolver):
     vectors of Ẑ, k-means on the row-normalised embedding."""
 
     name = "anchor-sc"
+    auto_preprocessing = "tfidf_text"
     tune_grid: ClassVar[dict[str, tuple]] = {"n_anchors": (64, 128, 256), "n_neighbors": (5, 15)}
     panel_notes: ClassVar[dict[str, str]] = {
         "weights": "Anchor spectral clustering uses one view (its 'view' parameter): there are "

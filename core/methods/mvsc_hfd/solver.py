@@ -97,7 +97,7 @@ class MVSCHFD(BaseSolver):
     }
     objective_label = "Σ α_v² ‖X_v − W_1⋯W_δ A Z‖²"
     #: the authors' demo z-scores every feature (mapstd) before the layers
-    auto_preprocessing = "zscore"
+    auto_preprocessing = "text_tfidf_zscore"
     param_spec = PARAM_SPEC
 
     def __init__(

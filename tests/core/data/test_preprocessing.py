@@ -77,3 +77,29 @@ def test_tfidf_text_keeps_tf_idf_for_bags_of_words_only(rng):
     assert choose_auto(words.toarray(), "tfidf_text") == "tfidf"  # stored dense, still text
     assert choose_auto(ratings.astype(float), "tfidf_text") == "l2"  # like Dermatology
     assert choose_auto(pixels.astype(float), "tfidf_text") == "l2"  # like HW2sources
+
+
+def test_text_tfidf_zscore_weighs_words_and_standardises_the_rest(rng):
+    """MVSC-HFD's rule: tf-idf for bags of words (sparse non-negative, or dense counts with
+    density < 0.1), the authors' z-score for everything else, including dense counts that
+    are not text (ratings, pixels) and signed features."""
+    words = sp.random(40, 500, density=0.02, format="csr", random_state=1)
+    words.data = np.ceil(words.data * 9)
+    weights = words.copy()
+    weights.data = weights.data / 7.0  # sparse tf weights, not integers: still text
+    ratings = rng.integers(0, 4, size=(40, 20)) * (rng.random((40, 20)) < 0.45)
+    pixels = rng.integers(0, 256, size=(40, 64)) * (rng.random((40, 64)) < 0.2)
+    signed = rng.normal(size=(40, 6))
+    rule = "text_tfidf_zscore"
+    assert choose_auto(words, rule) == "tfidf"
+    assert choose_auto(words.toarray(), rule) == "tfidf"  # stored dense, still text
+    assert choose_auto(weights, rule) == "tfidf"
+    assert choose_auto(ratings.astype(float), rule) == "zscore"
+    assert choose_auto(pixels.astype(float), rule) == "zscore"
+    assert choose_auto(signed, rule) == "zscore"
+    assert choose_auto(sp.csr_matrix(signed * (signed > 1)), rule) == "tfidf"  # sparse, >= 0
+    out, names = preprocess([words, signed], "auto", rule)
+    assert names == ["auto: tfidf", "auto: zscore"]
+    assert sp.issparse(out[0])
+    norms = np.sqrt(np.asarray(out[0].multiply(out[0]).sum(axis=1)).ravel())
+    np.testing.assert_allclose(norms[words.getnnz(axis=1) > 0], 1.0)

@@ -138,7 +138,9 @@ def test_summary_in_one_pass_equals_the_in_memory_summary(tmp_path):
             assert s[key] == pytest.approx(w[key])
 
 
-@pytest.mark.parametrize("rule", ["general", "zscore", "raw_counts", "tfidf_text"])
+@pytest.mark.parametrize(
+    "rule", ["general", "zscore", "raw_counts", "tfidf_text", "text_tfidf_zscore"]
+)
 def test_streamed_preprocessing_equals_in_memory(rule, tmp_path):
     g = np.random.default_rng(1)
     counts = g.poisson(0.4, size=(300, 20)).astype(np.float64)

@@ -32,8 +32,13 @@ def _auto(method: str, views) -> list[str]:
 
 def test_auto_follows_each_methods_rule(views):
     assert _auto("fmdc", views) == ["l2", "l2", "zscore"]  # the general rule
-    # MVSC-HFD: the authors' mapstd on every view (sparse: unit variance, not centred)
-    assert [c.split(" ")[0] for c in _auto("mvsc-hfd", views)] == ["zscore"] * 3
+    # MVSC-HFD: tf-idf for bags of words, the authors' mapstd on every other view (chosen
+    # leave-one-file-out: docs/benchmarks/defaults.md)
+    assert _auto("mvsc-hfd", views) == ["zscore", "tfidf", "zscore"]
+    # DTLL and anchor-sc: tf-idf for bags of words, the general rule elsewhere
+    assert _auto("dtll", views) == ["l2", "tfidf", "zscore"]
+    assert _auto("anchor-sc", views) == ["l2", "tfidf", "zscore"]
+    assert _auto("kmeans-concat", views) == ["l2", "l2", "zscore"]
     # ALPC: raw counts as the authors' demos feed them; dense real features z-scored
     assert _auto("alpc", views) == ["zscore", "none", "zscore"]
     # RG-MVC: tf-idf for count text (cosine kernel), dense views as the general rule
@@ -120,7 +125,7 @@ def test_cli_shows_the_auto_choice_and_the_automatic_values(capsys, tmp_path):
     argv = ["run", "--demo", "blobs_noisy_view", "--method", "mvsc-hfd", "--quiet"]
     assert main([*argv, "--report", str(record)]) == 0
     err = capsys.readouterr().err
-    assert "auto preprocessing for mvsc-hfd: z-score every feature" in err
+    assert "auto preprocessing for mvsc-hfd: tf-idf for bags of words, z-score every" in err
     assert err.count(": auto: zscore") == 4  # every view, by the method's rule
     assert "automatic parameters: n_anchors=6, sample_norm=0.5" in err  # MVSC-HFD: 2c
     saved = json.loads(record.read_text())
