@@ -1,0 +1,99 @@
+"""Each method's defaults with the number of clusters estimated (``--n-clusters auto``) on
+the labelled shared files: what an analyst without labels gets, next to the true k.
+
+    MVC_DATASETS=../shared/datasets python benchmarks/defaults_estimated_k.py
+        [--methods fmdc,dtll,alpc] [--files A.mat,B.mat] [--seed 0] [--max-seconds 600]
+
+Every cell is run as ``mvc run FILE --method M --n-clusters auto --seed 0`` runs it: the
+method's ``auto`` preprocessing, then ``n_clusters="auto"`` resolved by
+``core.numerics.n_clusters.estimate_n_clusters`` inside the fit. Rows are appended to
+docs/benchmarks/defaults_estimated_k.csv (method, file, seed, k_true, k_est, candidates,
+acc, nmi) as they finish, so the run can be resumed; cells already there are skipped. The
+ACC with the true k is in docs/benchmarks/defaults.csv (benchmarks/defaults.py).
+``--skip`` lists method:file cells not run (too slow on this machine); they are reported as
+skipped, not written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import time
+
+from choose_k import labelled_files
+
+from _common import DOCS, datasets_dir
+from core.data.atomic import atomic_write
+from core.data.io import load_dataset
+from core.data.preprocessing import preprocess
+from core.methods import REGISTRY
+from core.numerics.metrics import accuracy, nmi
+
+FIELDS = ("method", "file", "seed", "k_true", "k_est", "candidates", "acc", "nmi")
+OUT = DOCS / "defaults_estimated_k.csv"
+
+
+def run_cell(method: str, ds, seed: int) -> dict:
+    cls = REGISTRY[method]
+    views, _ = preprocess(ds.views, "auto", cls.auto_preprocessing)
+    solver = cls.from_params({"n_clusters": "auto", "random_state": seed})
+    solver.fit(views)
+    est = solver.n_clusters_estimate_
+    return {
+        "k_est": est["k"],
+        "candidates": " ".join(str(k) for k in est.get("ranked") or [est["k"]]),
+        "acc": f"{accuracy(ds.labels, solver.labels_):.4f}",
+        "nmi": f"{nmi(ds.labels, solver.labels_):.4f}",
+    }
+
+
+def read_rows(path=OUT) -> list[dict]:
+    if not path.exists():
+        return []
+    with path.open() as f:
+        return list(csv.DictReader(f))
+
+
+def write_rows(rows: list[dict], path=OUT) -> None:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, FIELDS)
+    writer.writeheader()
+    writer.writerows(sorted(rows, key=lambda r: (r["method"], r["file"], int(r["seed"]))))
+    atomic_write(path, buf.getvalue())
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--methods", default="fmdc,dtll,alpc")
+    ap.add_argument("--files", help="comma-separated file names (default: all labelled)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--skip", default="", help="method:file cells not to run")
+    args = ap.parse_args()
+    skip = {tuple(c.split(":")) for c in args.skip.split(",") if c}
+    rows = read_rows()
+    done = {(r["method"], r["file"], r["seed"]) for r in rows}
+    files = args.files.split(",") if args.files else labelled_files()
+    for name in files:
+        ds = load_dataset(datasets_dir() / name)
+        stem = name.removesuffix(".mat")
+        for method in args.methods.split(","):
+            if (method, stem, str(args.seed)) in done:
+                continue
+            if (method, stem) in skip or (method, name) in skip:
+                print(f"{stem:24s} {method:10s} skipped", flush=True)
+                continue
+            t0 = time.perf_counter()
+            row = {"method": method, "file": stem, "seed": args.seed, "k_true": ds.n_classes}
+            row.update(run_cell(method, ds, args.seed))
+            rows.append(row)
+            write_rows(rows)
+            print(
+                f"{stem:24s} {method:10s} k {row['k_est']} (true {row['k_true']}; "
+                f"{row['candidates']}) ACC {row['acc']} ({time.perf_counter() - t0:.1f} s)",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
