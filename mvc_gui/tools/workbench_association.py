@@ -56,19 +56,12 @@ class AssociationPage(Page):
 
     def __init__(self, host: ToolHost) -> None:
         super().__init__(host, "Association")
-        self.start_button = QPushButton("Associate")
-        self.start_button.setToolTip(
+        self.start_and_export_bar(
+            "Associate",
             "Every metadata column against the clusters: chi-square and Cramér's V "
             "(categorical), Kruskal-Wallis and epsilon² (numeric); permutation p where counts "
-            "are small"
+            "are small",
         )
-        self.start_button.clicked.connect(lambda _=False: self.start())
-        self.export_button = QPushButton("Export CSV...")
-        self.export_button.setEnabled(False)
-        self.export_button.clicked.connect(self.export_csv)
-        self.bar.addWidget(self.start_button)
-        self.finish_bar()
-        self.bar.addWidget(self.export_button)
         self.model = ColumnsModel(ASSOCIATION_COLUMNS, self)
         self.table = table_view(self.model)
         for column, width in ((0, 110), (1, 84), (2, 96), (3, 84), (5, 70), (6, 84)):

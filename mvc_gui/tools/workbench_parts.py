@@ -333,6 +333,25 @@ class Page(QWidget):
         self.layout_.setContentsMargins(4, 4, 4, 4)
         self.layout_.addLayout(self.bar)
 
+    def start_and_export_bar(self, label: str, tooltip: str) -> None:
+        """The bar of a page that computes one table: its start button, Cancel, progress,
+        status and "Export CSV..." (enabled once there is something to export)."""
+        self.start_button = QPushButton(label)
+        self.start_button.setToolTip(tooltip)
+        self.start_button.clicked.connect(lambda _=False: self.start())
+        self.export_button = QPushButton("Export CSV...")
+        self.export_button.setEnabled(False)
+        self.export_button.clicked.connect(self.export_csv)
+        self.bar.addWidget(self.start_button)
+        self.finish_bar()
+        self.bar.addWidget(self.export_button)
+
+    def start(self) -> StepsWorker | None:
+        raise NotImplementedError
+
+    def export_csv(self) -> None:
+        raise NotImplementedError
+
     def finish_bar(self) -> None:
         """Cancel, the progress bar and the status after the page's own buttons."""
         self.bar.addWidget(self.cancel_button)

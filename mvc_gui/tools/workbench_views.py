@@ -50,18 +50,11 @@ class ViewsPage(Page):
 
     def __init__(self, host: ToolHost) -> None:
         super().__init__(host, "View agreement")
-        self.start_button = QPushButton("Measure")
-        self.start_button.setToolTip(
+        self.start_and_export_bar(
+            "Measure",
             "Cluster each view alone and compare with the result (ARI, NMI); per sample, the "
-            "share of its views that agree"
+            "share of its views that agree",
         )
-        self.start_button.clicked.connect(lambda _=False: self.start())
-        self.export_button = QPushButton("Export CSV...")
-        self.export_button.setEnabled(False)
-        self.export_button.clicked.connect(self.export_csv)
-        self.bar.addWidget(self.start_button)
-        self.finish_bar()
-        self.bar.addWidget(self.export_button)
         self.model = ColumnsModel(VIEW_COLUMNS, self)
         self.table = table_view(self.model)
         self.bars = PlotBox("Each view against the result", pg.PlotWidget())
