@@ -10,7 +10,8 @@ printed with its target:
 * the association table (the clusters against 3 categorical and 2 numeric columns, one
   categorical column with a rare value so its p-value comes from permutations, one numeric
   column with missing values), target <= 10 s; and the worst case of a numeric column: a
-  cluster of 3 samples, whose Kruskal-Wallis p-value comes from permuting all the ranks.
+  cluster of 3 samples, whose Kruskal-Wallis p-value comes from permuting all the ranks;
+* view agreement: each view clustered alone (no target in the issue; ``mvc explain`` runs it).
 
 The data: two sparse count views (4,000 + 1,000 features, 1 % density: 5,000,000 stored
 values, as benchmarks/profiles.py; a dense float32 100,000 x 5,000 view would hold 2 GB and
@@ -38,6 +39,7 @@ import scipy.sparse as sp
 from core.analysis.association import associate_steps
 from core.analysis.compare import compare_steps
 from core.analysis.groups import composition
+from core.analysis.view_agreement import view_agreement_steps
 from core.numerics.steps import drain
 
 
@@ -137,6 +139,9 @@ def main() -> None:
     idle = _main_thread_gap(lambda: time.sleep(3.0))
     print(f"comparison in a worker thread: the main thread's longest pause {gap * 1e3:.0f} ms "
           f"(beside a worker that only sleeps 3 s: {idle * 1e3:.0f} ms)")  # fmt: skip
+    _, full, gap, va = _timed(view_agreement_steps(views, labels, a.clusters, observed=observed))
+    print(f"view agreement (each view clustered alone, {a.clusters} clusters): {full:.3f} s; "
+          f"largest gap {gap:.3f} s")  # fmt: skip
     tiny = labels.copy()
     tiny[:3] = a.clusters  # a cluster of 3 samples: Kruskal-Wallis p from permutations
     t = time.perf_counter()

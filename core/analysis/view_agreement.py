@@ -2,8 +2,8 @@
 
 Each view is clustered on its own by the single-view anchor spectral baseline
 (``anchor-sc``: BKHK anchors, the PKN anchor graph, its spectral embedding, k-means; linear
-in n), over the samples that have the view (a view read in row blocks with more than
-:data:`STREAM_FIT_ROWS` of them: on a seeded subsample, the rest assigned by its prediction).
+in n), over the samples that have the view (above :data:`FIT_ROWS` of them: on a seeded
+subsample, the others assigned by that clustering's own prediction).
 Per view: the ARI and NMI of that clustering against the result (over those samples), and
 the run's learned weight when the method has one. Per sample: the share of its views whose
 own clustering puts it in its result cluster, the view's clusters matched to the result's by
@@ -16,7 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import os
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,10 +40,17 @@ __all__ = [
 
 #: k-means restarts of each view's own clustering (the spectral embedding does the work)
 N_INIT = 3
-#: a view read in row blocks with more observed rows is clustered on a seeded subsample of
-#: this many, the others assigned by that clustering's prediction block by block (bounded
-#: memory: the view is never held whole)
-STREAM_FIT_ROWS = 50_000
+#: a view with more observed rows is clustered on a seeded subsample of this many, the others
+#: assigned by that clustering's prediction block by block: at 100,000 x 5,000 sparse the
+#: whole fit took 91 s (its anchors most of it), the subsample's a fraction; a view read in
+#: row blocks is never held whole
+FIT_ROWS = 20_000
+#: rows assigned at a time (in-memory views)
+ASSIGN_ROWS = 16_384
+#: anchors of each view's own clustering above SMALL_VIEW fitted rows (anchor-sc's own rule
+#: takes 1024 there: 4x the cost of its graph and of assigning the other rows, for a score)
+VIEW_ANCHORS = 256
+SMALL_VIEW = 5000
 
 
 @dataclass
@@ -62,6 +69,19 @@ class ViewAgreement:
     n_observed: np.ndarray
     view_labels: np.ndarray
     agree: np.ndarray
+
+
+def _row_blocks(x: View) -> Iterator[tuple[int, int, View]]:
+    """(start, stop, rows) of a view: a row-block view's own blocks, else slices of
+    :data:`ASSIGN_ROWS` rows."""
+    if is_source(x):
+        for start, stop, block in x.blocks():
+            yield start, stop, block.toarray() if hasattr(block, "toarray") else np.asarray(block)
+        return
+    n = x.shape[0]
+    for start in range(0, n, ASSIGN_ROWS):
+        stop = min(n, start + ASSIGN_ROWS)
+        yield start, stop, x[start:stop]
 
 
 def _gather(x: View, rows: np.ndarray) -> View:
@@ -121,24 +141,26 @@ def view_agreement_steps(
         k = min(int(n_clusters), int(counts[v]))
         if k < 2:
             continue
-        solver = AnchorSpectralSingleView(k, n_init=N_INIT, random_state=seed)
         message = f"clustering {names[v]} alone"
         fit = seen
-        if is_source(x) and counts[v] > STREAM_FIT_ROWS:  # a seeded subsample, then assign
-            pick = np.random.default_rng(seed).choice(np.flatnonzero(seen), STREAM_FIT_ROWS,
+        if counts[v] > FIT_ROWS:  # a seeded subsample, then the others assigned by it
+            pick = np.random.default_rng(seed).choice(np.flatnonzero(seen), FIT_ROWS,
                                                       replace=False)  # fmt: skip
             fit = np.zeros(n, dtype=bool)
             fit[pick] = True
+        anchors = VIEW_ANCHORS if fit.sum() > SMALL_VIEW else None  # None: the method's rule
+        solver = AnchorSpectralSingleView(k, n_anchors=anchors, n_init=N_INIT, random_state=seed)
         for state in solver.iterate([_gather(x, fit)]):
             yield AnalysisProgress((v + 0.9 * state.progress) / n_views, message)
         if fit is seen:
             mine = solver.labels_
         else:
             mine = np.full(n, -1, dtype=np.int64)
-            for start, stop, block in x.blocks():
+            for start, stop, block in _row_blocks(x):
                 sel = seen[start:stop]
                 if sel.any():
-                    mine[start:stop][sel] = solver.predict([np.asarray(block)[sel]])
+                    rows = np.flatnonzero(sel)
+                    mine[start + rows] = solver.predict([block[rows]])
                 yield AnalysisProgress((v + 0.9 + 0.1 * stop / n) / n_views, message)
             mine = mine[seen]
         result = labels[seen]

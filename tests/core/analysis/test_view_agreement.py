@@ -92,22 +92,25 @@ def test_explain_sample_of_a_prediction_model_and_a_missing_view():
         explain_sample(result, [ds.views[0][:, :4], ds.views[1]], 0)
 
 
-def test_a_large_view_read_in_row_blocks_is_clustered_on_a_subsample(monkeypatch):
-    """Above STREAM_FIT_ROWS observed rows a row-block view is never gathered whole: its own
-    clustering is fitted on a seeded subsample and the other rows are assigned by it."""
+@pytest.mark.parametrize("blocks", [True, False])
+def test_a_large_view_is_clustered_on_a_subsample(monkeypatch, blocks):
+    """Above FIT_ROWS observed rows a view (a row-block one is then never gathered whole) is
+    clustered on a seeded subsample and the other rows are assigned by that clustering."""
     from core.analysis import view_agreement as va_module
     from core.data.blocks import ArraySource
 
     views, labels = _informative_and_noise()
     observed = np.ones((300, 2), dtype=bool)
     observed[:30, 0] = False
-    monkeypatch.setattr(va_module, "STREAM_FIT_ROWS", 120)
+    monkeypatch.setattr(va_module, "FIT_ROWS", 120)
+    monkeypatch.setattr(va_module, "ASSIGN_ROWS", 50)
     gathered = []
     real = va_module._gather
     monkeypatch.setattr(
         va_module, "_gather", lambda x, rows: gathered.append(rows.sum()) or real(x, rows)
     )
-    source = [ArraySource(views[0], block_rows=64), views[1]]
+    first = ArraySource(views[0], block_rows=64) if blocks else views[0]
+    source = [first, views[1]]
     va = view_agreement(source, labels, 3, observed=observed)
     assert gathered[0] == 120  # the subsample only
     assert (va.view_labels[0, 30:] >= 0).all() and (va.view_labels[0, :30] == -1).all()
