@@ -139,7 +139,7 @@ def main() -> None:
     idle = _main_thread_gap(lambda: time.sleep(3.0))
     print(f"comparison in a worker thread: the main thread's longest pause {gap * 1e3:.0f} ms "
           f"(beside a worker that only sleeps 3 s: {idle * 1e3:.0f} ms)")  # fmt: skip
-    _, full, gap, va = _timed(view_agreement_steps(views, labels, a.clusters, observed=observed))
+    full, gap = _timed(view_agreement_steps(views, labels, a.clusters, observed=observed))[1:3]
     print(f"view agreement (each view clustered alone, {a.clusters} clusters): {full:.3f} s; "
           f"largest gap {gap:.3f} s")  # fmt: skip
     tiny = labels.copy()
