@@ -30,13 +30,24 @@ def discover() -> dict[str, type]:
     return ``REGISTRY``. Idempotent; the first call takes the seconds of the solvers'
     imports (numba, scikit-learn)."""
     global _discovered
-    if not _discovered:
-        for info in pkgutil.iter_modules(__path__):
-            # a method package registers its estimator in its __init__ (it re-exports the solver)
-            importlib.import_module(f"{__name__}.{info.name}")
-        _discovered = True
     from core.methods.base import REGISTRY
 
+    if not _discovered:
+        modules = [info.name for info in pkgutil.iter_modules(__path__)]
+        for name in modules:
+            # a method package registers its estimator in its __init__ (it re-exports the solver)
+            importlib.import_module(f"{__name__}.{name}")
+
+        # the order of the modules here, whatever imported a method first (a baseline used by
+        # an analysis registers before discovery): the same order as the sources' scan
+        def position(item: tuple[str, type]) -> int:
+            module = item[1].__module__.split(".")
+            return modules.index(module[2]) if len(module) > 2 and module[2] in modules else 99
+
+        ordered = sorted(REGISTRY.items(), key=position)  # stable: a module's own order kept
+        REGISTRY.clear()
+        REGISTRY.update(ordered)
+        _discovered = True
     return REGISTRY
 
 

@@ -187,11 +187,12 @@ class Relative(tuple):
 #: ``view`` against the data flag ``--view NAME=PATH``). ``tests/core/cli`` checks that this
 #: covers every flag the parsers define.
 COMMAND_FLAGS = frozenset(
-    """--align --backend --criterion --demo --fill --fraction --grid --help --html --id-column
-    --isolate --json --label-column --levels --meta --method --methods --missing
-    --missing-values --n-jobs --no-isolate --no-stream --noise-scale --noisy-views --out
-    --preprocess --profile --quiet --report --run --scheduler --seeds --stream --stream-above
-    --view --views --write-back""".split()
+    """--align --alpha --backend --criterion --demo --event-column --fill --fraction --grid
+    --group --help --html --id-column --isolate --json --label-column --levels --meta --method
+    --methods --missing --missing-values --n-jobs --no-isolate --no-stream --noise-scale
+    --noisy-views --out --out-dir --preprocess --profile --quiet --report --run --scheduler
+    --seed --seeds --stream --stream-above --time-column --versus --view --views
+    --write-back""".split()
 )
 
 _ALIASES = {"random_state": "--seed"}
