@@ -98,6 +98,7 @@ def install(host: ToolHost) -> Workbench:
     for act in (compare_action, assoc_action, why_action):
         host.tools_menu.addAction(act)
     why.picked.connect(lambda _i: bench.show_page(why))
+    host.closing.connect(lambda: [page.cancel() for page in (compare, association, views, why)])
     requested = getattr(host, "compare_requested", None)  # the Selection dock's Compare
     if requested is not None:
         requested.connect(bench.compare_groups)
