@@ -172,6 +172,18 @@ def test_compare_a_lassoed_group_with_the_rest_finds_the_planted_features(
     qtbot.waitUntil(lambda: not worker.is_alive(), timeout=120_000)
     qtbot.wait(50)  # its last signals delivered
     assert page.tables == [] and page.model.rowCount() == 0
+    # group A against group B: two groups picked in the Selection dock
+    others = np.setdiff1d(np.arange(N), group)[:50]
+    window.selection.set(others, "others")
+    assert panel.name_group("others")
+    for i in range(panel.group_list.count()):
+        panel.group_list.item(i).setSelected(True)
+    panel.compare_button.click()
+    assert page.group_a.currentData() == "planted" and page.group_b.currentData() == "others"
+    qtbot.waitUntil(lambda: not page.busy and len(page.tables) == 2, timeout=120_000)
+    assert page.tables[0].n_a == GROUP and page.tables[0].n_b == others.size
+    assert page.tables[1].n_b == others.size - len(no_prot & set(others.tolist()))
+    assert {(f"rna_{j}", "higher") for j in UP["rna"]} <= _significant(page.tables[0])
 
 
 def _with_survival(t: dict) -> None:
