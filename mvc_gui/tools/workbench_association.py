@@ -67,6 +67,10 @@ class AssociationPage(Page):
         for column, width in ((0, 110), (1, 84), (2, 96), (3, 84), (5, 70), (6, 84)):
             self.table.setColumnWidth(column, width)
         self.table.selectionModel().currentRowChanged.connect(self._on_row)
+        # what File > Figure... draws: four columns that fit a third of a page
+        self.figure_model = ColumnsModel(("column", "test", "effect", "p"), self)
+        self.figure_table = table_view(self.figure_model)
+        self.figure_table.hide()
         self.contingency_plot = ContingencyPlot()
         self.by_cluster = DistributionPlot("Values by cluster")
         self.detail = QStackedWidget()
@@ -145,9 +149,15 @@ class AssociationPage(Page):
             keep_sort=False,
         )  # fmt: skip
         self.export_button.setEnabled(bool(rows))
+        self.figure_model.set_columns(
+            [[r.column for r in rows], [r.test for r in rows],
+             [f"{r.effect_name} {r.effect:.2f}" for r in rows],
+             np.array([r.p for r in rows], dtype=float)],
+            keep_sort=False,
+        )  # fmt: skip
         register = getattr(self.host, "register_figure_part", None)
         if register is not None:  # File > Figure... places this table beside the embedding
-            register("association", self.table if rows else None)
+            register("association", self.figure_table if rows else None)
         top = ", ".join(r.column for r in rows[:3])
         self.status.setText(f"{len(rows)} columns, strongest first: {top}.")
 
