@@ -30,6 +30,7 @@ from core.experiments.compare import contingency
 from core.methods.baselines import AnchorSpectralSingleView
 from core.numerics.metrics import adjusted_rand, nmi
 from core.numerics.steps import drain
+from core.numerics.threads import blas_single
 
 __all__ = [
     "ViewAgreement",
@@ -150,8 +151,11 @@ def view_agreement_steps(
             fit[pick] = True
         anchors = VIEW_ANCHORS if fit.sum() > SMALL_VIEW else None  # None: the method's rule
         solver = AnchorSpectralSingleView(k, n_anchors=anchors, n_init=N_INIT, random_state=seed)
-        for state in solver.iterate([_gather(x, fit)]):
-            yield AnalysisProgress((v + 0.9 * state.progress) / n_views, message)
+        # one BLAS thread: on a busy 2-core machine a threaded LAPACK call (the embedding's
+        # small eigh) held the GIL for up to 1 s, stalling a window that runs this in a worker
+        with blas_single():
+            for state in solver.iterate([_gather(x, fit)]):
+                yield AnalysisProgress((v + 0.9 * state.progress) / n_views, message)
         if fit is seen:
             mine = solver.labels_
         else:
