@@ -85,7 +85,7 @@ class EmbeddingPlot(PlotBox):
         self.chooser.changed.connect(self._recolour)
         self.tool_group = QButtonGroup(self)
         self.tool_buttons: dict[str, QToolButton] = {}
-        for i, (tool, tip) in enumerate(TOOL_TIPS):
+        for tool, tip in TOOL_TIPS:
             button = QToolButton()
             button.setIcon(icon(tool))
             button.setIconSize(QSize(16, 16))
@@ -96,7 +96,6 @@ class EmbeddingPlot(PlotBox):
             button.setChecked(tool == POINTER)
             self.tool_group.addButton(button)
             button.toggled.connect(lambda on, t=tool: on and self.set_tool(t))
-            self.controls.insertWidget(1 + i, button)
             self.tool_buttons[tool] = button
         self.layout_box = QComboBox()
         self.layout_box.setToolTip(
@@ -112,10 +111,14 @@ class EmbeddingPlot(PlotBox):
         self.add_control(self.layout_box)
         self.layout_method = layout_chooser()
         self.layout_method.currentIndexChanged.connect(self._on_layout_method)
-        # second row: colour by ... and the layout method (the title row must fit 1280 px)
+        # second row: the selection tools, colour by ... and the layout method (the title row
+        # must fit 1280 px)
         row = QWidget()
         row_layout = QHBoxLayout(row)
         row_layout.setContentsMargins(0, 0, 0, 0)
+        row_layout.setSpacing(2)
+        for button in self.tool_buttons.values():  # the selection tools, left of the colours
+            row_layout.addWidget(button)
         row_layout.addWidget(self.chooser, 1)
         row_layout.addWidget(self.layout_method)
         self.layout().insertWidget(1, row)

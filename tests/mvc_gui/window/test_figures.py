@@ -116,3 +116,16 @@ def test_figure_dialog_keeps_the_printed_size_when_the_unit_changes(qtbot):
     assert (dialog.width_box.value(), dialog.height_box.value()) == (1004, 709)
     dialog.format_box.setCurrentIndex(2)
     assert dialog.fmt == "pdf"
+
+
+def test_the_dpi_changes_the_recorded_resolution_not_the_drawing(ran, tmp_path):
+    """Text and geometry are laid out alike at any DPI: a device at 300 DPI once sized the
+    plots' point fonts against 300 DPI but their geometry against the scale, moving the tick
+    labels off their ticks."""
+    for dpi in (96, 300):
+        ran.export_plot("weights", FigureSize(600, 800, "px", dpi), str(tmp_path / f"{dpi}.png"))
+    low, high = QImage(str(tmp_path / "96.png")), QImage(str(tmp_path / "300.png"))
+    assert round(high.dotsPerMeterX() * 0.0254) == 300
+    high.setDotsPerMeterX(low.dotsPerMeterX())
+    high.setDotsPerMeterY(low.dotsPerMeterY())
+    assert high == low
