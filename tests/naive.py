@@ -69,3 +69,14 @@ def balanced_split(x, rows, c0, c1, max_iter):
         order = np.concatenate([np.flatnonzero(side), np.flatnonzero(~side)])
         c0, c1 = x[rows[order[:half]]].mean(0), x[rows[order[half:]]].mean(0)
     return order
+
+
+def group_moments(x, groups, c):
+    """Per-group float64 sums and sums of squares (squares in x's dtype), rows in order."""
+    d = x.shape[1]
+    s1, s2 = np.zeros((c, d)), np.zeros((c, d))
+    for i in range(x.shape[0]):
+        if groups[i] >= 0:
+            s1[groups[i]] += x[i].astype(np.float64)
+            s2[groups[i]] += (x[i] * x[i]).astype(np.float64)
+    return s1, s2
