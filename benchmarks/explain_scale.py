@@ -23,7 +23,11 @@ while the comparison runs in another one (its hold on the GIL, plus the machine'
 same ticker beside a worker that only sleeps gives the load's share), and the peak memory
 (ru_maxrss).
 
-    python benchmarks/explain_scale.py [--n 100000] [--d 5000] [--clusters 10]
+With ``--dense`` the views are dense float32 (2 GB at full size: a gene-expression table),
+the features planted the same way; the rank statistics then use a seeded row subsample
+(core.numerics.profiles.DENSE_RANK_VALUES), the means every row.
+
+    python benchmarks/explain_scale.py [--n 100000] [--d 5000] [--clusters 10] [--dense]
 """
 
 from __future__ import annotations
@@ -43,16 +47,22 @@ from core.analysis.view_agreement import view_agreement_steps
 from core.numerics.steps import drain
 
 
-def _data(n: int, d: int, clusters: int, seed: int = 0):
+def _data(n: int, d: int, clusters: int, seed: int = 0, dense: bool = False):
     rng = np.random.default_rng(seed)
     labels = rng.integers(0, clusters, n)
     selection = np.sort(rng.choice(n, n // 5, replace=False))
     widths = (d * 4 // 5, d - d * 4 // 5)
     views = []
-    for w in widths:
+    for w in widths if not dense else ():
         x = sp.random(n, w, density=0.01, format="csr", random_state=rng,
                       data_rvs=lambda k: rng.poisson(2.0, k) + 1.0)  # fmt: skip
         views.append(x)
+    if dense:
+        views = [rng.standard_normal((n, w), dtype=np.float32) for w in widths]
+        views[0][selection, :20] += 0.5  # higher in the selection
+        views[0][:, 20:40] += 0.5
+        views[0][selection, 20:40] -= 0.5  # lower in the selection
+        return views, labels, selection, _observed(rng, n), _columns(rng, n, labels)
     planted = sp.lil_matrix((n, widths[0]))
     planted[selection[:, None], np.arange(20)] = 3.0  # higher in the selection
     views[0] = (views[0] + planted.tocsr()).tocsr()
@@ -60,16 +70,23 @@ def _data(n: int, d: int, clusters: int, seed: int = 0):
     dense_low = views[0][:, lower].toarray()
     dense_low[np.setdiff1d(np.arange(n), selection)] += 3.0  # lower in the selection
     views[0] = sp.hstack([views[0][:, :20], sp.csr_matrix(dense_low), views[0][:, 40:]]).tocsr()
+    return views, labels, selection, _observed(rng, n), _columns(rng, n, labels)
+
+
+def _observed(rng: np.random.Generator, n: int) -> np.ndarray:
     observed = np.ones((n, 2), dtype=bool)
     observed[rng.choice(n, n // 20, replace=False), 1] = False
-    columns = {
+    return observed
+
+
+def _columns(rng: np.random.Generator, n: int, labels: np.ndarray) -> dict:
+    return {
         "batch": rng.choice(np.array(["b1", "b2", "b3", "b4"]), n),
         "tissue": np.array(["liver", "gut", "skin"])[labels % 3],
         "rare": np.where(rng.random(n) < 2e-4, "rare", "common"),
         "age": rng.normal(50, 10, n) + labels,
         "score": np.where(rng.random(n) < 0.1, np.nan, rng.normal(size=n)),
     }
-    return views, labels, selection, observed, columns
 
 
 def _timed(steps):
@@ -108,11 +125,12 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=100_000)
     ap.add_argument("--d", type=int, default=5_000)
     ap.add_argument("--clusters", type=int, default=10)
+    ap.add_argument("--dense", action="store_true", help="dense float32 views (2 GB)")
     a = ap.parse_args()
     t = time.perf_counter()
-    views, labels, selection, observed, columns = _data(a.n, a.d, a.clusters)
-    nnz = sum(x.nnz for x in views)
-    print(f"data: {a.n:,} samples, views {[x.shape[1] for x in views]} sparse (nnz {nnz:,}), "
+    views, labels, selection, observed, columns = _data(a.n, a.d, a.clusters, dense=a.dense)
+    kind = "dense float32" if a.dense else f"sparse (nnz {sum(x.nnz for x in views):,})"
+    print(f"data: {a.n:,} samples, views {[x.shape[1] for x in views]} {kind}, "
           f"{a.clusters} clusters, selection {selection.size:,}; made in "
           f"{time.perf_counter() - t:.1f} s")  # fmt: skip
 
@@ -127,7 +145,8 @@ def main() -> None:
     sig = [int(tb.significant().sum()) for tb in tables]
     print(f"first comparison table (effect sizes): {first:.3f} s (target 1 s)")
     print(f"full statistics (AUC, p, q): {full:.3f} s (target 10 s); largest gap between "
-          f"progress yields {gap:.3f} s; q < 0.05 per view {sig} "
+          f"progress yields {gap:.3f} s; q < 0.05 per view {sig}, rank rows "
+          f"{[tb.rank_samples for tb in tables]} "
           "(40 planted in view 1)")  # fmt: skip
 
     first, full, gap, rows = _timed(associate_steps(labels, columns))
