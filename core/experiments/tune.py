@@ -43,7 +43,7 @@ __all__ = [
 
 CRITERIA = ("stability", "silhouette", "combined")
 #: mean pairwise ARI across seeds below which a cell is suggested only if every cell is below
-MIN_STABILITY = 0.5
+MIN_STABILITY = 0.3
 #: the pseudo-parameter naming the preprocessing of a cell when several are compared
 PREPROCESS_AXIS = "preprocess"
 

@@ -39,9 +39,9 @@ def test_an_unstable_cell_is_not_suggested_over_a_stable_one():
     cells = [_cell(0.18, 0.90, n_anchors=16), _cell(0.81, 0.40, n_anchors=32)]
     for criterion in ("combined", "silhouette"):
         assert pick(cells, criterion) == 1
-    only_unstable = [_cell(0.18, 0.90, a=1), _cell(0.30, 0.40, a=2)]
+    only_unstable = [_cell(0.18, 0.90, a=1), _cell(0.25, 0.40, a=2)]
     assert pick(only_unstable, "silhouette") == 0  # nothing reaches the floor: all compete
-    assert MIN_STABILITY == 0.5
+    assert MIN_STABILITY == 0.3  # chosen leave-one-file-out (docs/benchmarks/tune_regret.md)
 
 
 def test_tied_scores_share_a_rank_so_the_order_of_the_grid_does_not_decide():
