@@ -115,7 +115,7 @@ class KCurvePlot(PlotBox):
         self.chosen_line.setVisible(True)
         text = f"Number of clusters: {k}"
         if self.estimate:
-            text += f" (estimated {describe_estimate(self.estimate)})"
+            text += f"; estimated {describe_estimate(self.estimate)}"
         self.title.setText(text)
 
     def _on_points_clicked(self, _item, points, *_args) -> None:
