@@ -306,7 +306,7 @@ def _print_summary(result: RunResult, solver: object, out: TextIO) -> None:
             + "\n"
         )
     if est := result.n_clusters_estimate:
-        from core.records.k_estimate import describe_estimate  # records: not for --help
+        from core.numerics.k_estimate import describe_estimate  # not needed for --help
 
         out.write(
             f"number of clusters estimated: {describe_estimate(est)} ({est['seconds']:.2f} s)\n"

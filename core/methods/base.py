@@ -270,8 +270,8 @@ class BaseSolver(ClusterMixin, BaseEstimator):
             if auto:
                 # imported here: it pulls in numba kernels and scikit-learn, which a solver
                 # child process that never estimates k should not pay for at start-up
+                from core.numerics.k_estimate import describe_estimate
                 from core.numerics.n_clusters import estimate_n_clusters
-                from core.records.k_estimate import describe_estimate
 
                 yield rep.stage("init", 0.0, "estimating the number of clusters")
                 full = xs if mask is None else [x[mask.all(axis=1)] for x in xs]

@@ -37,10 +37,10 @@ import scipy.sparse as sp
 from core.data.dataset import DataError, View
 from core.numerics.anchors import bkhk_steps
 from core.numerics.graphs import normalize_anchor_graph, pkn_anchor_graph
+from core.numerics.k_estimate import describe_estimate, ranked_candidates
 from core.numerics.kmeans import kmeans_labels
 from core.numerics.metrics import adjusted_rand
 from core.numerics.steps import drain
-from core.records.k_estimate import describe_estimate, ranked_candidates
 
 __all__ = [
     "KEstimate",
@@ -81,7 +81,7 @@ class KEstimate:
     gap score and stability (mean pairwise ARI of subsample clusterings); seconds : time spent.
 
     Records written before the multi-scale estimator have no ranked / scores / curve /
-    scales: ``core.records.k_estimate.ranked_candidates`` reads both.
+    scales: ``core.numerics.k_estimate.ranked_candidates`` reads both.
     """
 
     k: int

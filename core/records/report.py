@@ -22,7 +22,7 @@ import numpy as np
 from core.data.atomic import atomic_write, check_writable
 from core.data.preprocessing import AUTO_RULES
 from core.methods.base import normalized_weights
-from core.records.k_estimate import candidate_evidence, describe_estimate
+from core.numerics.k_estimate import candidate_evidence, describe_estimate
 from core.records.reproduce import plain, reproduce_command, solver_class, view_indices
 from core.records.runs import RunResult, package_versions
 from core.records.svg_charts import (

@@ -15,7 +15,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
 
-from core.records.k_estimate import describe_estimate, ranked_candidates
+from core.numerics.k_estimate import describe_estimate, ranked_candidates
 from mvc_gui.plots.base import PlotBox
 
 __all__ = ["CANDIDATE_COLOURS", "KCurvePlot"]

@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
 
 from core.experiments.sweep import format_value
 from core.experiments.tune import TuneResult, tune
+from core.numerics.k_estimate import candidate_evidence, describe_estimate
 from core.numerics.n_clusters import estimate_n_clusters
-from core.records.k_estimate import candidate_evidence, describe_estimate
 from mvc_gui.model.data_session import DataSession
 from mvc_gui.plots.k_curve import CANDIDATE_COLOURS, KCurvePlot
 from mvc_gui.run.workers import TaskWorker

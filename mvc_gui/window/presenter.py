@@ -11,8 +11,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QObject, Signal
 
 from core.methods import REGISTRY
+from core.numerics.k_estimate import describe_estimate
 from core.numerics.metrics import all_metrics
-from core.records.k_estimate import describe_estimate
 from mvc_gui.model.data_session import DataSession
 from mvc_gui.model.panel_notes import graph_note, panel_notes, recon_shares, weights_display
 from mvc_gui.model.playback import PlaybackFrame, playback_frame

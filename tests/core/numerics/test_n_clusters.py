@@ -9,6 +9,7 @@ import pytest
 
 from core.methods import REGISTRY
 from core.methods.params import ParamError
+from core.numerics.k_estimate import candidate_evidence, describe_estimate, ranked_candidates
 from core.numerics.n_clusters import (
     anchor_scales,
     choose_candidate,
@@ -18,7 +19,6 @@ from core.numerics.n_clusters import (
     rank_candidates,
     scale_spectra,
 )
-from core.records.k_estimate import candidate_evidence, describe_estimate, ranked_candidates
 
 
 def blobs(k: int, n_per: int = 50, n_views: int = 3, seed: int = 0) -> tuple[list, np.ndarray]:
