@@ -52,10 +52,14 @@ from mvc_gui.plots.embedding_parts import (
 from mvc_gui.plots.fast_scatter import FastScatter
 from mvc_gui.plots.figure import Legend
 from mvc_gui.resources import icon
+from mvc_gui.run.slots import weak_slot
+from mvc_gui.run.workers import TaskWorker
 
 __all__ = ["GROUPS", "EmbeddingPlot", "ramp"]
 
 GROUPS = "groups"  # the colour source of the named groups (offered by this plot)
+#: from this many points a drawn region's samples are found in a thread (~200 ms at 1M)
+REGION_IN_THREAD = 200_000
 #: (tool, tip) of the tool buttons
 TOOL_TIPS = (
     (POINTER, "Pointer: drag to pan, wheel to zoom, click a point to select its cluster "
@@ -63,6 +67,14 @@ TOOL_TIPS = (
     (RECTANGLE, "Rectangle: drag to select the samples inside; Shift adds, Ctrl subtracts"),
     (LASSO, "Lasso: draw around samples to select them; Shift adds, Ctrl subtracts"),
 )  # fmt: skip
+
+
+def _inside(xy: np.ndarray, polygon: np.ndarray, shown: np.ndarray | None) -> np.ndarray:
+    """The indices of the drawn points inside ``polygon`` (any thread)."""
+    inside = points_in_polygon(xy, polygon)
+    if shown is not None and shown.shape == inside.shape:
+        inside &= shown  # samples left out of a view's own layout cannot be picked
+    return np.flatnonzero(inside)
 
 
 class EmbeddingPlot(PlotBox):
@@ -155,6 +167,8 @@ class EmbeddingPlot(PlotBox):
         self.group_labels: np.ndarray | None = None
         self.group_names: list[str] = []
         self.group_colours: list[str | None] = []
+        #: drawn regions waiting for their samples: (xy, polygon, shown, mode, shape)
+        self._regions: list[tuple] = []
 
     def set_tool(self, tool: str) -> None:
         """What a left drag does: "pointer" (pan), "rectangle" or "lasso"."""
@@ -419,14 +433,37 @@ class EmbeddingPlot(PlotBox):
 
     def select_polygon(
         self, polygon: np.ndarray, mode: str = REPLACE, shape: str = LASSO
-    ) -> np.ndarray:
-        """Select the drawn samples inside ``polygon`` (data coordinates) as the lasso does;
-        returns them."""
+    ) -> np.ndarray | None:
+        """Select the drawn samples inside ``polygon`` (data coordinates) as the lasso does
+        and return them; from :data:`REGION_IN_THREAD` points on they are found in a thread
+        (None is returned; ``region_selected`` follows, picks in the order they were made)."""
         if self.xy is None:
             return np.zeros(0, dtype=np.int64)
-        picked = self._pickable(points_in_polygon(self.xy, np.asarray(polygon, dtype=float)))
-        self.region_selected.emit(picked, mode, shape)
-        return picked
+        poly = np.asarray(polygon, dtype=float)
+        if self.xy.shape[0] < REGION_IN_THREAD:
+            picked = _inside(self.xy, poly, self._shown())
+            self.region_selected.emit(picked, mode, shape)
+            return picked
+        self._regions.append((self.xy, poly, self._shown(), mode, shape))
+        if len(self._regions) == 1:
+            self._next_region()
+        return None
+
+    def _next_region(self) -> None:
+        """Find the oldest pending pick's samples in a thread (one at a time, so a Shift pick
+        made right after a first one is combined after it)."""
+        xy, poly, shown, _mode, _shape = self._regions[0]
+        worker = TaskWorker(_inside, xy, poly, shown, parent=self)
+        worker.done.connect(weak_slot(self, lambda plot, picked: plot._region_found(picked)))
+        worker.failed.connect(weak_slot(self, lambda plot, _m, _d: plot._region_found(None)))
+        worker.start()
+
+    def _region_found(self, picked: np.ndarray | None) -> None:
+        xy, _poly, _shown, mode, shape = self._regions.pop(0)
+        if picked is not None and self.xy is not None and xy.shape == self.xy.shape:
+            self.region_selected.emit(picked, mode, shape)  # (not for a layout of other data)
+        if self._regions:
+            self._next_region()
 
     def nearest_point(self, x: float, y: float, radius_px: float = 6.0) -> int | None:
         """The drawn sample nearest to data point (x, y) within ``radius_px`` screen pixels."""
