@@ -43,7 +43,8 @@ def ran(qtbot, loaded, every_move):
     qtbot.waitUntil(lambda: emb.xy is not None and not loaded.embedder.busy, timeout=120_000)
     emb.vb.autoRange(padding=0.05)
     qtbot.wait(10)
-    return loaded
+    yield loaded
+    _release_keys(emb.view.viewport())  # leave no modifier held for the next test
 
 
 def _to_pixel(emb, x: float, y: float) -> QPoint:
@@ -67,6 +68,12 @@ def _move(widget, p: QPoint, modifier=NONE) -> None:
     QApplication.sendEvent(widget, event)
 
 
+def _release_keys(widget) -> None:
+    """The modifier keys let go, as a user does after a Shift+drag (the application keeps
+    the modifiers of the last input event, which picks without an event of their own read)."""
+    QTest.keyRelease(widget, Qt.Key.Key_Shift)
+
+
 def _drag(emb, corners_data, modifier=NONE) -> np.ndarray:
     """Drag through the corners (data coordinates) in straight 4-pixel steps, as a hand
     would, and return the polygon of the pixels passed through, in data coordinates."""
@@ -79,6 +86,7 @@ def _drag(emb, corners_data, modifier=NONE) -> np.ndarray:
             p = QPoint(a.x() + (b.x() - a.x()) * s // steps, a.y() + (b.y() - a.y()) * s // steps)
             _move(viewport, p, modifier)
     QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, modifier, pixels[-1])
+    _release_keys(viewport)
     return np.array([_to_data(emb, p) for p in pixels])
 
 
@@ -147,6 +155,7 @@ def test_clicks_pick_a_cluster_a_legend_entry_a_confusion_cell_and_a_heat_map_bl
     np.testing.assert_array_equal(sel.indices, np.flatnonzero(labels == 0))
     j = int(np.flatnonzero(labels == 2)[0])
     QTest.mouseClick(viewport, Qt.MouseButton.LeftButton, SHIFT, _to_pixel(emb, *emb.xy[j]))
+    _release_keys(viewport)
     np.testing.assert_array_equal(sel.indices, np.flatnonzero(labels != 1))
     # a confusion cell: that reference class inside that cluster
     conf = ran.plots["confusion"]
