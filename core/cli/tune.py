@@ -3,7 +3,7 @@
 mvc tune FILE --method fmdc [--grid n_anchors=64,128 ...] [--grid preprocess=auto,none]
     [--seeds 0,1] [--criterion combined] [--out best.json]
 
-Runs a small grid (each method class's `tune_grid` and `tune_preprocessing`, or --grid axes)
+Runs a small grid (each method class's `tune_grid`, or --grid axes, preprocess among them)
 over the seeds, scores every cell without labels, prints the table, why the suggested cell
 won, and that cell as ``mvc run`` flags; on a labelled file also the regret (ACC of the best
 cell by labels minus ACC of the suggestion).
@@ -94,8 +94,8 @@ def _print(result: TuneResult, out: TextIO) -> None:
 
 
 def _preprocessings(args: argparse.Namespace, method: str) -> tuple[list[str], list[str]]:
-    """The preprocessings to compare (``--grid preprocess=...``, else the method's own list,
-    else only ``--preprocess``) and the other --grid options."""
+    """The preprocessings to compare (``--grid preprocess=...``; none: only ``--preprocess``)
+    and the other --grid options."""
     from core.data.preprocessing import PREPROCESSORS
     from core.experiments.tune import PREPROCESS_AXIS
 
@@ -112,11 +112,7 @@ def _preprocessings(args: argparse.Namespace, method: str) -> tuple[list[str], l
                 )
         else:
             grids.append(text)
-    if chosen is None:
-        own = REGISTRY[method].tune_preprocessing if not args.grid else ()
-        given = args.preprocess
-        chosen = [given, *(p for p in own if p != given)] if own and given == "auto" else []
-    return list(dict.fromkeys(chosen)), grids
+    return list(dict.fromkeys(chosen or [])), grids
 
 
 def cmd_tune(args: argparse.Namespace) -> int:

@@ -131,9 +131,6 @@ class BaseSolver(ClusterMixin, BaseEstimator):
     #: the grid ``mvc tune`` and Suggest parameters try: parameter -> values (a few cells: the
     #: machine is small); ``Relative`` values are multiples of the automatic value on the data
     tune_grid: ClassVar[Mapping[str, tuple[Any, ...]]] = {}
-    #: preprocessings ``mvc tune`` compares besides ``auto`` (where the held-out defaults
-    #: table shows another one winning on some files: docs/benchmarks/defaults.md)
-    tune_preprocessing: ClassVar[tuple[str, ...]] = ()
     #: the window's panels this method has nothing for (``weights``, ``anchor_graph``,
     #: ``convergence``) and why, in words: the panel shows the sentence, never an empty axis
     panel_notes: ClassVar[Mapping[str, str]] = {}
