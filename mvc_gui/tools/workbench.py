@@ -25,7 +25,13 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QDockWidget, QTabWidget
+from PySide6.QtWidgets import (
+    QAbstractScrollArea,
+    QDockWidget,
+    QSplitter,
+    QTabWidget,
+    QWidget,
+)
 
 from mvc_gui.tools.host import ToolHost
 from mvc_gui.tools.workbench_association import AssociationPage
@@ -68,6 +74,22 @@ class Workbench:
         self.compare.start()
 
 
+#: the height a table or plot of the workbench may shrink to: the dock shares the bottom
+#: area with Runs and Selection, and its own wish (226 px) kept the window above 800 px
+COMPACT_HEIGHT = 48
+
+
+def _compact(tabs: QTabWidget) -> None:
+    """Let the pages' tables and plots shrink (they scroll or rescale) so the bottom dock
+    area, not the workbench, sets how short the window can be."""
+    for widget in tabs.findChildren(QAbstractScrollArea) + tabs.findChildren(QSplitter):
+        widget.setMinimumHeight(COMPACT_HEIGHT)
+    for page in (tabs.widget(i) for i in range(tabs.count())):
+        for widget in page.findChildren(QWidget):
+            if widget.minimumSizeHint().height() > 2 * COMPACT_HEIGHT and widget.layout() is None:
+                widget.setMinimumHeight(COMPACT_HEIGHT)
+
+
 def install(host: ToolHost) -> Workbench:
     """Add the "Analysis" dock (tabbed with Runs) and its Tools menu entries."""
     tabs = QTabWidget()
@@ -78,6 +100,7 @@ def install(host: ToolHost) -> Workbench:
     tabs.addTab(association, "Clusters vs metadata")
     tabs.addTab(views, "Views")
     tabs.addTab(why, "Why here?")
+    _compact(tabs)
     dock = host.add_dock(
         "Analysis", tabs, Qt.DockWidgetArea.BottomDockWidgetArea, "analysisDock", floatable=True
     )  # floatable: a workbench wants room (a second screen)
