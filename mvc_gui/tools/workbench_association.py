@@ -175,7 +175,7 @@ class AssociationPage(Page):
                 self.contingency_plot.set_counts(title, list(clusters), categories, counts)
                 self.detail.setCurrentWidget(self.contingency_plot)
 
-            self.helper(contingency, labels, values, done=show_counts)
+            self.run_small_job(contingency, labels, values, done=show_counts)
         else:
 
             def show_values(got: tuple) -> None:
@@ -184,7 +184,7 @@ class AssociationPage(Page):
                 self.by_cluster.set_values(title, names, groups, row.column)
                 self.detail.setCurrentWidget(self.by_cluster)
 
-            self.helper(_by_cluster, labels, values, done=show_values)
+            self.run_small_job(_by_cluster, labels, values, done=show_values)
         self.right.setCurrentIndex(0)
 
     def start_survival(self, time: str | None = None, event: str | None = None) -> None:
@@ -208,7 +208,7 @@ class AssociationPage(Page):
                                 f"n = {res.n:,}.")  # fmt: skip
 
         self.right.setCurrentIndex(1)
-        self.helper(survival, labels, columns[time], columns[event], done=show)
+        self.run_small_job(survival, labels, columns[time], columns[event], done=show)
 
     def export_csv(self) -> None:
         if self.rows:

@@ -207,7 +207,7 @@ class ComparePage(Page):
                 names = [f"A (n={values[0].n:,})", f"B (n={values[1].n:,})"]
                 self.distribution.set_values(title, names, values, ylabel=t.names[j])
 
-        self.helper(_values, self.dataset, v, feature, a, b, done=show)
+        self.run_small_job(_values, self.dataset, v, feature, a, b, done=show)
 
     def export_csv(self) -> None:
         if self.tables:

@@ -318,7 +318,7 @@ class Page(QWidget):
         super().__init__()
         self.host, self.what = host, what
         self.worker: StepsWorker | None = None
-        self.helpers: list[StepsWorker] = []  # small jobs (a feature's values, a CSV file)
+        self.small_jobs: list[StepsWorker] = []  # small jobs (a feature's values, a CSV file)
         self.bar = QHBoxLayout()
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
@@ -407,14 +407,16 @@ class Page(QWidget):
         worker.start()
         return worker
 
-    def helper(self, fn: Callable[..., Any], *args: Any, done: Callable[[Any], None]) -> None:
+    def run_small_job(
+        self, fn: Callable[..., Any], *args: Any, done: Callable[[Any], None]
+    ) -> None:
         """A small job in a thread (its result to ``done``, errors to the message bar)."""
         job = StepsWorker(fn, *args, parent=self)
         job.done.connect(done)
         job.failed.connect(
             lambda m, d: self.host.messages.show_message("error", f"{self.what}: {m}", d)
         )
-        self.helpers = [h for h in self.helpers if h.is_alive()] + [job]
+        self.small_jobs = [h for h in self.small_jobs if h.is_alive()] + [job]
         job.start()
 
     def cancel(self) -> None:
@@ -445,4 +447,6 @@ class Page(QWidget):
     def write_csv(self, title: str, name: str, writer: Callable[[str], Any]) -> None:
         path = self.host.ask_save_path(title, name, "CSV (*.csv)")
         if path:
-            self.helper(writer, path, done=lambda p: self.host.stage_label.setText(f"Wrote {p}"))
+            self.run_small_job(
+                writer, path, done=lambda p: self.host.stage_label.setText(f"Wrote {p}")
+            )
