@@ -227,7 +227,8 @@ def _pool(cells: Sequence[Mapping[str, Any]]) -> tuple[list[int], list[int]]:
 
 
 def pick(cells: Sequence[Mapping[str, Any]], criterion: str) -> int:
-    """Index of the cell a label-free ``criterion`` prefers (ties: the earlier cell)."""
+    """Index of the cell a label-free ``criterion`` prefers (ties: the more stable cell,
+    then the earlier one)."""
     if criterion not in CRITERIA:
         raise ParamError(f"unknown criterion {criterion!r}; choose one of {', '.join(CRITERIA)}")
     pool, _ = _pool(cells)
@@ -236,7 +237,9 @@ def pick(cells: Sequence[Mapping[str, Any]], criterion: str) -> int:
         score = -(_ranks([c["stability"] for c in sub]) + _ranks([c["silhouette"] for c in sub]))
     else:
         score = np.array([c[criterion] if finite(c[criterion]) else -np.inf for c in sub])
-    best = max(range(len(sub)), key=lambda j: (score[j], -j))
+    stability = [c["stability"] if finite(c["stability"]) else -np.inf for c in sub]
+    # a tie goes to the cell whose seeds agree more, then to the earlier cell
+    best = max(range(len(sub)), key=lambda j: (score[j], stability[j], -j))
     return pool[best]
 
 

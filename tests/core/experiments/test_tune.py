@@ -89,3 +89,9 @@ def test_cli_refuses_an_unknown_preprocessing(small_mat, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("mvc: error:") and "magic" in err and "zscore" in err
+
+
+def test_a_tie_of_rank_sums_goes_to_the_more_stable_cell():
+    # 40 mice, FMDC: one cell stable with the lower silhouette, one unstable with the higher
+    cells = [_cell(0.43, 0.093, n_neighbors=15), _cell(1.0, 0.020, n_neighbors=5)]
+    assert pick(cells, "combined") == 1
