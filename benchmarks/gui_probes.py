@@ -10,7 +10,7 @@ Used by ``gui_responsiveness.py`` and ``gui_million.py``:
   window's other threads were (so a stretch that waited, not worked, names who held the GIL).
   Nothing overrides ``QApplication.notify``: PySide6 hands a Python ``notify`` override
   receivers that are not QObjects (a ``QWidgetItem`` while a combo box fills), and calling
-  the base class with them raised ``TypeError`` and lost the event (session 21).
+  the base class with them raised ``TypeError`` and lost the event (2026-11-27).
 * :func:`thread_sched` reads a thread's CPU time and its time waiting for a core from
   ``/proc/self/task/<tid>/schedstat`` (Linux): a stall's wall time = the GUI thread's own CPU +
   the time it was runnable but had no core + the rest (blocked: the GIL held by another of

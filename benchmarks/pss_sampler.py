@@ -4,7 +4,7 @@ The summed PSS (proportional set size: shared pages counted once across the proc
 map them) of a process and all its descendants, every 2 s, with peaks per phase. Used by
 ``gui_million.py``.
 
-Why a process and not a thread of the window it measures (session 22): a sampler thread
+Why a process and not a thread of the window it measures (2026-11-27): a sampler thread
 holds the window's GIL while it parses /proc, and at a lowered priority beside busy
 children it can be preempted holding it, so the GUI thread waited for the benchmark's own
 thread ("blocked" time in the stalls, 50-90 ms at 1M). And reading smaps_rollup walks the

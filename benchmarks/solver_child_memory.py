@@ -71,7 +71,7 @@ def child(path: str, method: str, seed: int, copy_above: float | None, mode: str
         stream_stats.COPY_ABOVE = int(copy_above * 2**30)
     if mode == "memory":  # the data read whole into memory first (the command line's case)
         raw = [np.array(v) for v in raw]
-    elif mode == "blocks":  # session 20's path: row blocks preprocessed at every pass
+    elif mode == "blocks":  # the path before 2026-11-27: row blocks preprocessed at every pass
         import core.data.stream_stats
 
         core.data.stream_stats.SPILL_MARGIN = 1 << 60
@@ -119,7 +119,7 @@ def main() -> None:
     )
     ap.add_argument("--mode", choices=("spill", "blocks", "memory"), default="spill",
                     help="spill: the preprocessed copy on disk (default); blocks: row blocks "
-                    "preprocessed at every pass (session 20); memory: the data read whole "
+                    "preprocessed at every pass (before 2026-11-27); memory: the data read whole "
                     "first")  # fmt: skip
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()

@@ -3,7 +3,7 @@
 The app's solver child receives the views of a large file as read-only memory maps (shared
 with the window and the layout child). A z-scored copy in memory would double the data in
 the child (4 GB at 1M x 1000 float32); preprocessing every row block again at every pass
-(``core.data.stream_stats.preprocess_in_blocks``, session 20) holds no copy but sends FMDC
+(``core.data.stream_stats.preprocess_in_blocks``, 2026-11-25) holds no copy but sends FMDC
 down its one-thread streamed path and z-scores the data five times: the 1M run in the window
 took 230 s against ~40 s on the command line, and the streamed anchors (Gaussian sketch)
 lost 0.04 ACC.

@@ -3,7 +3,7 @@ it started.
 
 * Automatic collection runs in whichever thread happens to allocate. When it frees a cycle
   that holds a Qt object, that object is destroyed in that thread: a test of the window
-  deadlocked so (session 22: the solver thread's collection destroyed a QObject while holding
+  deadlocked so (2026-11-27: the solver thread's collection destroyed a QObject while holding
   one of Qt's locks and waited for the GIL, which the GUI thread held while it waited for that
   lock). pyqtgraph's ``GarbageCollector`` turns automatic collection off and collects on a
   timer in the GUI thread (pyqtgraph's own advice for Qt applications).

@@ -30,7 +30,7 @@ def autosave_folder(tmp_path, monkeypatch):
 @pytest.fixture(scope="session", autouse=True)
 def gui_thread_gc(qapp):
     """As in the app: cyclic garbage is collected in the GUI thread only (a collection in a
-    worker thread that freed a QObject deadlocked the monkey test once, session 22)."""
+    worker thread that freed a QObject deadlocked the monkey test once, 2026-11-27)."""
     from mvc_gui.run.gui_gc import collect_in_gui_thread, stop_collecting
 
     collect_in_gui_thread()

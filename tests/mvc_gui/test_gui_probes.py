@@ -1,6 +1,6 @@
 """The GUI benchmarks' profiler (benchmarks/gui_probes.py) times the GUI thread's busy stretches
 without overriding ``QApplication.notify`` (whose PySide6 override lost events while a combo
-box filled: session 21), and names the code a long stretch was in."""
+box filled, 2026-11-27), and names the code a long stretch was in."""
 
 from __future__ import annotations
 
@@ -101,7 +101,7 @@ def test_cpu_shares_name_the_busy_thread():
 
 def test_memory_sampler_runs_apart_and_reports_each_phase():
     """gui_million's PSS sampler is a separate process (a thread of the window held its GIL
-    and memory-map lock: session 22): it sees this process, names the phases it was told."""
+    and memory-map lock, 2026-11-27): it sees this process, names the phases it was told."""
     import os
     import sys
 
