@@ -9,58 +9,30 @@ averages, how much ink the digit uses) and "digit" (text: the digit's name).
 
 from __future__ import annotations
 
-import time
-from dataclasses import replace
-from pathlib import Path
-
-import numpy as np
-from PySide6.QtCore import QSettings
+from demo_window import OUT, digit_names, finished_demo, wait
 from PySide6.QtWidgets import QApplication
-
-OUT = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
-WORDS = "zero one two three four five six seven eight nine".split()
 
 
 def main() -> None:
-    app = QApplication([])
-    from core.data.demo import load_demo
-    from mvc_gui.model.data_session import DataSession
-    from mvc_gui.window.main_window import MainWindow
+    app = QApplication([])  # noqa: F841 (kept alive while the window lives)
 
-    ds = load_demo("handwritten")
-    pix = ds.views[ds.view_names.index("pix")]
-    ds = replace(ds, metadata={"ink": pix.sum(axis=1), "digit": np.array(WORDS)[ds.labels]})
-    settings = QSettings(str(OUT / ".screenshot-settings.ini"), QSettings.Format.IniFormat)
-    win = MainWindow(settings)
-    win.resize(1280, 800)
-    win.show()
+    def columns(ds):
+        pix = ds.views[ds.view_names.index("pix")]
+        return {"ink": pix.sum(axis=1), "digit": digit_names(ds)}
 
-    def wait(done, limit=600.0):
-        t0 = time.time()
-        while not done() and time.time() - t0 < limit:
-            app.processEvents()
-            time.sleep(0.01)
-
+    win = finished_demo(columns)
     emb = win.plots["embedding"]
-    win.method_panel.refresh_methods()
-    win.method_panel.set_method("fmdc")
-    win.set_session(DataSession(ds), ds.summary())
-    wait(lambda: emb.xy is not None and not win.embedder.busy)
-    win.run()
-    wait(lambda: win.controller.history is not None and win.controller.history.result is not None)
-    wait(lambda: not win.controller.running)
     for name, choice in (("ink", ("meta", "ink")), ("feature", ("feature", 3, 100))):
         emb.chooser.select(choice)
         wait(lambda: False, 0.5)
         win.grab().save(str(OUT / f"colour_by_{name}.png"))
     emb.chooser.select(("truth",))
-    emb.layout_box.setCurrentIndex(1 + ds.view_names.index("mor"))
+    emb.layout_box.setCurrentIndex(1 + win.session.dataset.view_names.index("mor"))
     wait(lambda: emb.xy is not None and not win.embedder.busy)
     wait(lambda: False, 0.5)
     emb.grab().save(str(OUT / "colour_by_layout_mor.png"))
     win.embedder.shutdown(5.0)
     win.controller.shutdown(5.0)
-    (OUT / ".screenshot-settings.ini").unlink(missing_ok=True)
 
 
 if __name__ == "__main__":

@@ -10,20 +10,14 @@ user would; the second shot is taken while a Shift+lasso is being drawn.
 from __future__ import annotations
 
 import itertools
-import tempfile
-import time
-from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
+from demo_window import OUT, digit_names, finished_demo, wait
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QDockWidget
-
-OUT = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
-WORDS = "zero one two three four five six seven eight nine".split()
 
 
 def _pixel(emb, x: float, y: float) -> QPoint:
@@ -66,35 +60,11 @@ def _around(xy: np.ndarray, k: int = 14, grow: float = 1.25) -> list[tuple[float
 
 
 def main() -> None:
-    app = QApplication([])
+    app = QApplication([])  # noqa: F841 (kept alive while the window lives)
     pg.setConfigOption("mouseRateLimit", 0)  # every move of the scripted drag counts
-    from core.data.demo import load_demo
-    from mvc_gui.model.data_session import DataSession
-    from mvc_gui.window.main_window import MainWindow
-
-    ds = load_demo("handwritten")
-    ds = replace(ds, metadata={"digit": np.array(WORDS)[ds.labels]})
-    settings_path = Path(tempfile.mkdtemp()) / "settings.ini"  # not the user's settings
-    from PySide6.QtCore import QSettings
-
-    win = MainWindow(QSettings(str(settings_path), QSettings.Format.IniFormat))
-    win.resize(1280, 800)
-    win.show()
-
-    def wait(done, limit=600.0):
-        t0 = time.time()
-        while not done() and time.time() - t0 < limit:
-            app.processEvents()
-            time.sleep(0.01)
-
+    win = finished_demo(lambda ds: {"digit": digit_names(ds)})
+    ds = win.session.dataset
     emb = win.plots["embedding"]
-    win.method_panel.refresh_methods()
-    win.method_panel.set_method("fmdc")
-    win.set_session(DataSession(ds), ds.summary())
-    wait(lambda: emb.xy is not None and not win.embedder.busy)
-    win.run()
-    wait(lambda: win.controller.history is not None and win.controller.history.result is not None)
-    wait(lambda: not win.controller.running)
     wait(lambda: False, 0.5)
     dock = win.findChild(QDockWidget, "selectionDock")
     dock.show()
