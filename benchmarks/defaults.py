@@ -6,6 +6,7 @@ the two peers a user would try instead.
     python benchmarks/defaults.py --table      # only rebuild docs/benchmarks/defaults.md
     python benchmarks/defaults.py --methods dtll --redo   # re-run DTLL's rows, merged in place
     python benchmarks/defaults.py --grid       # every preprocessing setting and rule, seed 0
+    python benchmarks/defaults.py --grid --grid-seed 1   # the rule and best setting, seed 1
     python benchmarks/defaults.py --held-out [--previous-csv OLD.csv]   # the regret table
 
 A method runs exactly as ``mvc run FILE --method M --seed S`` would: ``auto`` preprocessing
@@ -280,7 +281,7 @@ def grid_main(args, path: Path) -> None:
     if bad:
         sys.exit(f"unknown methods or files {bad}")
     if args.grid:
-        run_grid(methods, files, Path(args.grid_csv), path, args.processes)
+        run_grid(methods, files, Path(args.grid_csv), path, args.processes, args.grid_seed)
     if args.held_out:
         previous = Path(args.previous_csv) if args.previous_csv else path
         print(held_out(methods, files, Path(args.grid_csv), previous))
@@ -308,6 +309,13 @@ def main() -> None:
         help="choose each method's rule by leave-one-file-out over the grid and print the table",
     )
     ap.add_argument("--grid-csv", default=str(GRID_CSV))
+    ap.add_argument(
+        "--grid-seed",
+        type=int,
+        default=0,
+        help="--grid with a seed other than 0: re-run only each rule's and best fixed "
+        "setting's cells with it (the fresh-seed regret of --held-out)",
+    )
     ap.add_argument(
         "--previous-csv",
         help="--held-out: the defaults CSV of the previous defaults (default: --csv)",

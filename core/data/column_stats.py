@@ -14,7 +14,12 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from core.data.dataset import DataError
-from core.data.preprocessing import ViewTransform, choose_auto_from_facts, std_spread
+from core.data.preprocessing import (
+    ViewTransform,
+    choose_auto_from_facts,
+    is_histogram,
+    std_spread,
+)
 
 __all__ = [
     "ColumnStats",
@@ -38,6 +43,8 @@ class ColumnStats:
     zero_rows: int
     integer_valued: bool
     sparse: bool
+    row_sum_lo: float = np.inf  # the smallest and largest sum of a non-zero row
+    row_sum_hi: float = 0.0
 
     def std(self, ddof: int = 0) -> np.ndarray:
         return np.sqrt(self.m2 / max(self.n - ddof, 1))
@@ -56,6 +63,7 @@ def column_stats(source: object) -> ColumnStats:
     n, mean, m2 = 0, np.zeros(d), np.zeros(d)
     lo, hi = np.full(d, np.inf), np.full(d, -np.inf)
     nnz, zero_rows, integer = np.zeros(d, dtype=np.int64), 0, True
+    row_lo, row_hi = np.inf, 0.0
     for _, _, block in source.blocks():
         b = np.asarray(block, dtype=np.float64)
         k = b.shape[0]
@@ -72,7 +80,13 @@ def column_stats(source: object) -> ColumnStats:
         nnz += nz.sum(axis=0)
         zero_rows += int(np.count_nonzero(~nz.any(axis=1)))
         integer = integer and bool(np.all(np.mod(b, 1) == 0))
-    stats = ColumnStats(n, mean, m2, lo, hi, nnz, zero_rows, integer, _is_sparse(source))
+        sums = b.sum(axis=1)
+        sums = sums[sums != 0]
+        if sums.size:
+            row_lo, row_hi = min(row_lo, float(sums.min())), max(row_hi, float(sums.max()))
+    stats = ColumnStats(
+        n, mean, m2, lo, hi, nnz, zero_rows, integer, _is_sparse(source), row_lo, row_hi
+    )
     source._column_stats = stats
     return stats
 
@@ -107,6 +121,12 @@ class _StatsFacts:
         self.nonnegative = bool(s.lo.min() >= 0) if s.lo.size else True
         self.integer_valued = s.integer_valued
         self.density = s.density
+        self.histogram = (
+            not self.sparse
+            and not self.empty
+            and self.nonnegative
+            and is_histogram(s.row_sum_lo, s.row_sum_hi)
+        )
         self._s = s
 
     def spread(self) -> float:

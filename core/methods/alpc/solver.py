@@ -116,7 +116,7 @@ class ALPC(BaseSolver):
     }
     objective_label = "Σ‖X−AZ‖² + λ1Σ‖A−UP‖² + λ2‖Z−PᵀR‖²"
     #: the authors' demos feed raw term counts (BBCSport) and features as stored
-    auto_preprocessing = "raw_counts"
+    auto_preprocessing = "raw_counts_hist"
     param_spec = (
         COMMON_PARAMS
         + ParamSpec(

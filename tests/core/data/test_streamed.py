@@ -139,7 +139,8 @@ def test_summary_in_one_pass_equals_the_in_memory_summary(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "rule", ["general", "zscore", "raw_counts", "tfidf_text", "text_tfidf_zscore"]
+    "rule",
+    ["general", "zscore", "raw_counts", "raw_counts_hist", "tfidf_text", "text_tfidf_zscore"],
 )
 def test_streamed_preprocessing_equals_in_memory(rule, tmp_path):
     g = np.random.default_rng(1)
@@ -147,7 +148,9 @@ def test_streamed_preprocessing_equals_in_memory(rule, tmp_path):
     mixed = np.abs(g.normal(size=(300, 6))) * np.array([1, 1e3, 1e-2, 5, 1e4, 1])
     signed = g.normal(size=(300, 8))
     sparse = sp.csr_matrix(counts)
-    ds = MultiViewDataset([counts, mixed, signed, sparse])
+    histogram = g.dirichlet(np.ones(7), size=300)
+    histogram[[4, 90]] = 0  # absent samples: the rule still reads a histogram
+    ds = MultiViewDataset([counts, mixed, signed, sparse, histogram])
     write_store(ds, tmp_path / "s")
     sources = open_streamed(tmp_path / "s").views
     for src in sources:
