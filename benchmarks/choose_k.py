@@ -20,8 +20,9 @@ digit overlap; the best method reaches ACC 0.48 there, so it is shown, not requi
 For each case the evidence of ``core.numerics.n_clusters`` is computed once (cached in
 /tmp/choose_k_cache): the multi-scale spectra for 5, 10 and 15 neighbours, the gap-score
 curve for each size weight, its six best candidates and their stability. Any rule of the
-grid (neighbours x size weight x candidates compared x gap share x stability threshold) is
-then read from that evidence exactly as ``estimate_n_clusters`` computes it.
+grid (neighbours x size weight x candidates compared x gap share x stability threshold x
+alternatives shown: the estimate's neighbours or distinct peaks) is then read from that
+evidence exactly as ``estimate_n_clusters`` computes it.
 
 **Held out**: for each shared file the rule is chosen on the other 24 files (score: exact 1,
 within 25 % and true k among the top three 0.6 each), among the rules that put both
@@ -51,9 +52,12 @@ from core.data.atomic import atomic_write
 from core.data.io import load_dataset
 from core.data.preprocessing import preprocess
 from core.numerics.n_clusters import (
+    ALTERNATIVES,
     POOL,
+    anchor_scales,
     distinct_shown,
     estimate_n_clusters,
+    neighbours_shown,
     rank_candidates,
     scale_spectra,
 )
@@ -75,9 +79,11 @@ SIZE_WEIGHTS = (0.0, 0.1, 0.2, 0.3, 0.5)
 N_CANDIDATES = (3, 4, 6)
 GAP_SHARES = (0.3, 0.5, 0.7, 0.9)
 STABILITIES = (0.6, 0.7, 0.8, 0.9)
-RULES = list(product(NEIGHBORS, SIZE_WEIGHTS, N_CANDIDATES, GAP_SHARES, STABILITIES))
-DEFAULT_RULE = (5, 0.1, 3, 0.3, 0.9)  # estimate_n_clusters' defaults (the in-sample rule)
+RULES = list(product(NEIGHBORS, SIZE_WEIGHTS, N_CANDIDATES, GAP_SHARES, STABILITIES, ALTERNATIVES))
+#: estimate_n_clusters' defaults (the in-sample rule)
+DEFAULT_RULE = (5, 0.1, 3, 0.3, 0.9, "neighbours")
 WEIGHTS = np.array([1.0, 0.6, 0.6])  # exact, within 25 %, among the top three
+GRAPH_ROWS = 20_000  # estimate_n_clusters' graph_rows: the scales are those of n <= 20,000
 SEPARABLE_ACC = 0.75  # below this no method finds the classes as clusters
 CACHE = Path("/tmp/choose_k_cache")
 
@@ -151,10 +157,14 @@ def evidence(name: str, seed: int, recompute: bool = False) -> dict | None:
 
 def apply_rule(ev: dict, rule: tuple) -> list[int]:
     """The ranked candidates ``estimate_n_clusters`` gives with this rule's settings."""
-    nn, sw, n_cand, share, tau = rule
+    nn, sw, n_cand, share, tau, alternatives = rule
     e = ev["by"][f"{nn}/{sw}"]
     c, g, s = e["candidates"][:n_cand], e["scores"][:n_cand], e["stability"][:n_cand]
-    return distinct_shown([c[i] for i in rank_candidates(c, g, s, share, tau)], e["candidates"])
+    ranked = [c[i] for i in rank_candidates(c, g, s, share, tau)]
+    if alternatives == "distinct":
+        return distinct_shown(ranked, e["candidates"])
+    k_max = max(hi for _, hi in anchor_scales(min(ev["n"], GRAPH_ROWS)))
+    return neighbours_shown(ranked, 2, k_max)
 
 
 def hits(ranked: list[int], c: int) -> np.ndarray:
@@ -242,8 +252,8 @@ def scale_check(seed: int) -> dict:
 
 
 def fmt_rule(rule: tuple) -> str:
-    nn, sw, n_cand, share, tau = rule
-    return f"{nn} nb, k^{sw:g}, {n_cand} cand, gap {share:g}, stab {tau:g}"
+    nn, sw, n_cand, share, tau, alternatives = rule
+    return f"{nn} nb, k^{sw:g}, {n_cand} cand, gap {share:g}, stab {tau:g}, {alternatives}"
 
 
 def table(cases: dict[str, dict], command: str, timing: dict | None) -> str:
@@ -303,8 +313,16 @@ def table(cases: dict[str, dict], command: str, timing: dict | None) -> str:
         "order gave 8 / 14 / 13 held out (flat 6 / 12 / 10), the gap-score order 9 / 15 / 13, "
         "distinct alternatives 11 / 17 / 14 (flat 9 / 15 / 12); (2) proxy-100x16 was then "
         "added to the required cases, as the estimator answered 2 on it (95 and 82 shown as "
-        "alternatives): requiring it gives the figures above, and a steadier choice of rule "
-        "(flat, nested and in-sample agree).",
+        "alternatives): requiring it gives 12 / 18 / 14 held out, and a steadier choice of "
+        "rule (flat, nested and in-sample agree); (3) on 2026-11-29 the alternatives became a "
+        "dimension of the rule grid (the estimate's neighbours k - 1 and k + 1, or the distinct "
+        "peaks), proposed because the six held-out misses within 25 % were all one off and "
+        "the distinct peaks held the true k on two files only (3Sources, "
+        "BBCSport__tfidf_fea_gt). Every held-out fold picks the neighbours, which give the "
+        "figures above: the true k among the three shown on 18 files instead of 14, the "
+        "estimate itself unchanged. Resampling the estimate instead (the first of seed 0, "
+        "then the answers of seeds 1-4 by frequency) gave 12 / 18 / 17 at five times the "
+        "cost.",
         "",
         "| case | n | true k | held out: k (also plausible) | rule chosen without this file "
         "| default: candidates (gap score; stability) | gap-score rank of the true k "

@@ -17,11 +17,12 @@ candidates; each candidate's spectral embedding is clustered on random subsample
 pairwise ARI on the shared rows: stability, as consensus clustering's resampling does).
 Among candidates scoring at least 0.3 of the best, the largest k whose stability reaches 0.9
 is ranked first (a smaller stable k is usually a merge of clusters), then the others by
-stability; the second and third shown differ from the first and from each other by at least
-2, taken from the six best gap scores when the candidates do not give them. The neighbour
-count, the weight and the thresholds were chosen on the shared labelled files, among the
-rules that get three constructions of 40 and 100 classes within 25 %; the figures held out
-by file are in docs/benchmarks/choose_k.md.
+stability. The second and third shown are the estimate's neighbours k - 1 and k + 1: its
+misses on the shared files are mostly one off, so they hold the true k more often than the
+distinct alternatives shown before (``alternatives="distinct"``: the next best peaks at least
+2 apart). The neighbour count, the weight, the thresholds and the alternatives were chosen
+on the shared labelled files, among the rules that get three constructions of 40 and 100
+classes within 25 %; the figures held out by file are in docs/benchmarks/choose_k.md.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ __all__ = [
     "distinct_shown",
     "estimate_n_clusters",
     "gap_score_curve",
+    "neighbours_shown",
     "rank_candidates",
     "ranked_candidates",
     "scale_spectra",
@@ -77,8 +79,9 @@ class KEstimate:
     (eigenvalues[0] = 1); curve, curve_k0 : the gap score of k = curve_k0, curve_k0 + 1, ...
     (what the candidates are the peaks of); scales : the anchor counts used;
     candidates, gaps, stability : the candidates compared, in gap-score order, then any
-    distinct alternative taken from the next best scores (:func:`distinct_shown`), with their
-    gap score and stability (mean pairwise ARI of subsample clusterings); seconds : time spent.
+    alternative shown that was not among them (a neighbour of k, or a distinct peak), with
+    their gap score and stability (mean pairwise ARI of subsample clusterings);
+    seconds : time spent.
 
     Records written before the multi-scale estimator have no ranked / scores / curve /
     scales: ``core.numerics.k_estimate.ranked_candidates`` reads both.
@@ -235,6 +238,23 @@ def distinct_shown(
     return shown + [int(k) for k in ranked if k not in shown]
 
 
+def neighbours_shown(ranked: Sequence[int], k_min: int, k_max: int, n_shown: int = 3) -> list[int]:
+    """``ranked`` reordered so that its first is followed by its nearest neighbours within
+    [k_min, k_max] (k - 1, k + 1, then k - 2, k + 2, ...): the estimate with the band a
+    one-off miss falls in. Then the rest of ``ranked``."""
+    first = int(ranked[0])
+    shown = [first]
+    for step in range(1, max(k_max - k_min, 0) + 1):
+        for k in (first - step, first + step):
+            if k_min <= k <= k_max and len(shown) < n_shown:
+                shown.append(k)
+    return shown + [int(k) for k in ranked if k not in shown]
+
+
+#: how the alternatives to the estimate are chosen (``estimate_n_clusters(alternatives=)``)
+ALTERNATIVES = ("neighbours", "distinct")
+
+
 @dataclass
 class ScaleSpectra:
     """The anchor graphs of every scale and their spectra, computed once per data set.
@@ -329,6 +349,7 @@ def estimate_n_clusters(
     size_weight: float = 0.1,
     min_gap_share: float = 0.3,
     min_stability: float = 0.9,
+    alternatives: str = "neighbours",
 ) -> KEstimate:
     """Estimate the number of clusters of multi-view data (no labels needed).
 
@@ -350,11 +371,15 @@ def estimate_n_clusters(
         the best, the largest k whose mean pairwise ARI reaches ``min_stability`` is ranked
         first (then by stability). n_neighbors, size_weight, n_candidates and these two
         were chosen leave-one-file-out (benchmarks/choose_k.py, docs/benchmarks/choose_k.md).
+    alternatives : what follows the estimate in ``ranked``: ``"neighbours"`` (k - 1, k + 1)
+        or ``"distinct"`` (the next best peaks, at least 2 apart: :func:`distinct_shown`).
 
     Returns
     -------
     KEstimate with ``k``, ``runner_up``, the ranked candidates and their evidence.
     """
+    if alternatives not in ALTERNATIVES:
+        raise ValueError(f"alternatives must be one of {ALTERNATIVES}, got {alternatives!r}")
     t0 = time.perf_counter()
     spectra = scale_spectra(
         views,
@@ -374,11 +399,15 @@ def estimate_n_clusters(
     cands, cand_scores = pool[:n_candidates], pool_scores[:n_candidates]
     stab = [spectra.stability(k, n_rounds) for k in cands]
     ranked_idx = rank_candidates(cands, cand_scores, stab, min_gap_share, min_stability)
-    ranked = distinct_shown([cands[i] for i in ranked_idx], pool)
-    for k in ranked:  # a distinct alternative from the pool: its evidence too
+    by_rule = [cands[i] for i in ranked_idx]
+    if alternatives == "distinct":
+        ranked = distinct_shown(by_rule, pool)
+    else:
+        ranked = neighbours_shown(by_rule, k_min, k_min + curve.size - 1)
+    for k in ranked:  # an alternative that was not a candidate: its evidence too
         if k not in cands:
             cands.append(k)
-            cand_scores.append(pool_scores[pool.index(k)])
+            cand_scores.append(float(curve[k - k_min] / top) if top > 0 else 0.0)
             stab.append(spectra.stability(k, n_rounds))
     k = ranked[0]
     shown = spectra.scale_of(k)

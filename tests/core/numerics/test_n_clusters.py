@@ -16,6 +16,7 @@ from core.numerics.n_clusters import (
     distinct_shown,
     estimate_n_clusters,
     gap_score_curve,
+    neighbours_shown,
     rank_candidates,
     scale_spectra,
 )
@@ -39,8 +40,12 @@ def test_estimator_recovers_k_and_gives_a_runner_up(k):
     assert est.k == k
     assert est.runner_up != k and est.runner_up in est.candidates
     assert est.ranked[:2] == [k, est.runner_up] and len(est.ranked) >= 3
-    shown = est.ranked[:3]  # distinct alternatives, not k's neighbours
-    assert all(abs(a - b) >= 2 for i, a in enumerate(shown) for b in shown[i + 1 :])
+    assert est.ranked[:3] == [k, k - 1, k + 1]  # the band a one-off miss falls in
+    distinct = estimate_n_clusters(views, 0, alternatives="distinct")
+    shown = distinct.ranked[:3]  # the next best peaks instead
+    assert shown[0] == k and all(
+        abs(a - b) >= 2 for i, a in enumerate(shown) for b in shown[i + 1 :]
+    )
     assert sorted(est.ranked) == sorted(est.candidates)
     # the curve: descending, starting at 1, with the largest drop right after k
     vals = est.eigenvalues
@@ -94,22 +99,34 @@ def test_the_evidence_read_by_the_benchmark_is_the_estimators():
         stab = [spectra.stability(k) for k in cands]
         pool = [int(2 + i) for i in np.argsort(-curve, kind="stable")[:6]]
         ranked = [cands[i] for i in rank_candidates(cands, scores, stab, share, tau)]
-        ranked = distinct_shown(ranked, pool)
-        est = estimate_n_clusters(
-            views,
-            0,
-            n_neighbors=10,
-            size_weight=weight,
-            n_candidates=n_cand,
-            min_gap_share=share,
-            min_stability=tau,
-        )
-        assert est.ranked == ranked and est.candidates[:n_cand] == cands
-        assert est.stability[:n_cand] == stab
+        for alternatives in ("neighbours", "distinct"):
+            if alternatives == "distinct":
+                shown = distinct_shown(ranked, pool)
+            else:
+                shown = neighbours_shown(ranked, 2, 2 + curve.size - 1)
+            est = estimate_n_clusters(
+                views,
+                0,
+                n_neighbors=10,
+                size_weight=weight,
+                n_candidates=n_cand,
+                min_gap_share=share,
+                min_stability=tau,
+                alternatives=alternatives,
+            )
+            assert est.ranked == shown and est.candidates[:n_cand] == cands
+            assert est.stability[:n_cand] == stab
     default = estimate_n_clusters(views, 0)
     wide = estimate_n_clusters(views, 0, n_candidates=6)
     assert wide.candidates[:3] == default.candidates[:3] and len(wide.candidates) >= 6
     assert wide.stability[:3] == default.stability[:3]
+
+
+def test_the_neighbours_shown_stay_in_the_range_read():
+    assert neighbours_shown([9, 7, 2], 2, 30) == [9, 8, 10, 7, 2]
+    assert neighbours_shown([2, 5], 2, 30) == [2, 3, 4, 5]  # k - 1 is below the range
+    assert neighbours_shown([30, 12], 2, 30) == [30, 29, 28, 12]  # k + 1 is above it
+    assert neighbours_shown([2], 2, 3) == [2, 3]  # only two k can be read
 
 
 def test_the_alternatives_shown_are_distinct_from_the_estimate():
