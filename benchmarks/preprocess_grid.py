@@ -11,6 +11,12 @@ a view with negative values keeps ``zscore`` under it (what every rule does to s
 Held-out: for each file, the rule with the smallest mean regret (best fixed setting's ACC minus
 the rule's ACC) over the OTHER files is chosen (ties go to the method's current rule) and scored
 on the held-out file.
+
+Fresh seeds: the best of six single runs is an upward-biased yardstick (each run's ACC moves
+with the seed, and the maximum picks the lucky ones). ``--grid --grid-seed S`` re-runs, per
+method and file, only the current rule's cells and the best fixed setting's (chosen on seed
+0); ``--held-out`` then also reports the rule's regret on the mean of those seeds, and how often
+the best fixed setting itself stays within 0.05 of its seed-0 ACC: the share no rule can beat.
 """
 
 from __future__ import annotations
@@ -33,8 +39,8 @@ if str(ROOT) not in sys.path:  # core/ when run as a script from any folder
 
 GRID_FIELDS = ("method", "file", "seed", "choices", "acc", "nmi", "seconds", "settings", "error")
 GRID_CSV = DOCS / "defaults_grid.csv"
-#: the seed that re-scores each rule and best fixed setting (``--grid --grid-seed``)
-FRESH_SEED = 1
+#: the seeds that re-score each rule and best fixed setting (``--grid --grid-seed S``)
+FRESH_SEEDS = (1, 2)
 UNIFORM = ("none", "zscore", "minmax", "l2", "tfidf")
 FIXED = ("paper", *UNIFORM)
 #: the paper methods first; the two baselines have no authors' setting (``paper`` = general)
@@ -143,6 +149,25 @@ def _general_unit(f) -> str:
     return "none" if _unit_range(f) else _general(f)
 
 
+def _sparse_real(f) -> bool:
+    """Dense non-negative real (not integer) features, mostly zeros: weights, not counts."""
+    if f.sparse or f.empty or not f.nonnegative:
+        return False
+    return not f.integer_valued and f.density < 0.5
+
+
+def _general_real_minmax(f) -> str:
+    from core.data.preprocessing import _general
+
+    return "minmax" if _sparse_real(f) else _general(f)
+
+
+def _tfidf_text_real_minmax(f) -> str:
+    from core.data.preprocessing import _tfidf_text
+
+    return "minmax" if _sparse_real(f) else _tfidf_text(f)
+
+
 def _text_tfidf_general(f) -> str:
     from core.data.preprocessing import _general
 
@@ -163,13 +188,19 @@ def _raw_text_counts(f) -> str:
     return "zscore"
 
 
-#: rules proposed for one method only, next to ``raw_counts_hist`` (histograms to unit rows),
-#: which the held-out choice picked for ALPC (Wiki_fea: z-scoring its two normalised views
-#: cost 0.38)
+def _raw_counts_hist(f) -> str:
+    from core.data.preprocessing import _raw_counts
+
+    return "l2" if f.histogram else _raw_counts(f)
+
+
+#: rules proposed for one method only (ALPC, 2026-11-29: Wiki_fea, where z-scoring its two
+#: histograms cost 0.38; the held-out choice then picked core's ``raw_text``)
 METHOD_PROPOSED: dict[str, dict[str, Callable]] = {
     "alpc": {
         "hist_raw_counts": _hist_raw_counts,  # raw_counts, histograms as stored
         "raw_text_counts": _raw_text_counts,  # only text and histograms as stored
+        "raw_counts_hist": _raw_counts_hist,  # raw_counts, histograms to unit rows
     }
 }
 
@@ -185,6 +216,10 @@ PROPOSED: dict[str, Callable] = {
     "raw_counts_unit": _raw_counts_unit,  # raw_counts, [0, 1] dense features as stored
     "general_unit": _general_unit,  # general, [0, 1] dense features as stored
     "text_tfidf_general": _text_tfidf_general,  # text tf-idf, others as general
+    # 2026-11-29: BDGP_fea and WebKB (mostly-zero real weights) do better with min-max for
+    # FMDC; the held-out choice did not beat the rules it would replace, so none adopted it
+    "general_real_minmax": _general_real_minmax,
+    "tfidf_text_real_minmax": _tfidf_text_real_minmax,
 }
 
 
@@ -382,7 +417,7 @@ def held_out(methods, files, grid_path: Path, defaults_csv: Path) -> str:
     from core.methods import REGISTRY
 
     grid = read_grid(grid_path)
-    fresh = read_grid(grid_path, FRESH_SEED)
+    fresh = {s: read_grid(grid_path, s) for s in FRESH_SEEDS}
     table = choices_by_file(files, methods)
     prev: dict[tuple[str, str, bool], list[float]] = defaultdict(list)
     if defaults_csv.exists():
@@ -395,8 +430,8 @@ def held_out(methods, files, grid_path: Path, defaults_csv: Path) -> str:
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     fresh_summary = [
-        f"| method | files | rule, seed {FRESH_SEED}: regret <= 0.05 | median | mean | "
-        f"best fixed setting, seed {FRESH_SEED}, within 0.05 of its seed-0 ACC |",
+        "| method | files | rule, fresh seeds: regret <= 0.05 | median | mean | "
+        "best fixed setting, fresh seeds, within 0.05 of its seed-0 ACC |",
         "|---|---|---|---|---|---|",
     ]
     head = [
@@ -441,10 +476,15 @@ def held_out(methods, files, grid_path: Path, defaults_csv: Path) -> str:
             top = best[x][0]
             cur_reg.append(top - cur)
             best_ch = table[m, x][best[x][1]]
-            r1, b1 = _acc(fresh, m, x, table[m, x][current]), _acc(fresh, m, x, best_ch)
-            if r1 is not None and b1 is not None:
-                fresh_reg.append(b1 - r1)
-                oracle_kept.append(b1 >= top - 0.05)
+            pairs = [
+                (_acc(g, m, x, table[m, x][current]), _acc(g, m, x, best_ch))
+                for g in fresh.values()
+            ]
+            pairs = [(r, b) for r, b in pairs if r is not None and b is not None]
+            if pairs:  # the mean over the fresh seeds both have run on
+                r1, b1 = np.mean(pairs, axis=0)
+                fresh_reg.append(float(b1 - r1))
+                oracle_kept.append(bool(b1 >= top - 0.05))
             if acc[previous, x] is not None:
                 prev_reg.append(top - acc[previous, x])
             if p0 and cur < p0[0] - 0.03:

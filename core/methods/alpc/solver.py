@@ -115,8 +115,9 @@ class ALPC(BaseSolver):
         "(ALPC learns no view weights)",
     }
     objective_label = "Σ‖X−AZ‖² + λ1Σ‖A−UP‖² + λ2‖Z−PᵀR‖²"
-    #: the authors' demos feed raw term counts (BBCSport) and features as stored
-    auto_preprocessing = "raw_counts_hist"
+    #: the authors' demos feed raw term counts (BBCSport) and features as stored; other dense
+    #: features z-scored, histograms to unit rows (chosen held out: docs/preprocessing.md)
+    auto_preprocessing = "raw_text"
     param_spec = (
         COMMON_PARAMS
         + ParamSpec(

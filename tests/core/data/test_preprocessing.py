@@ -105,19 +105,22 @@ def test_text_tfidf_zscore_weighs_words_and_standardises_the_rest(rng):
     np.testing.assert_allclose(norms[words.getnnz(axis=1) > 0], 1.0)
 
 
-def test_raw_counts_hist_keeps_histograms_on_their_shared_scale(rng):
+def test_raw_text_keeps_words_raw_histograms_unit_and_standardises_the_rest(rng):
     # Wiki_fea's views are topic proportions and normalised bags of visual words: z-scoring
     # them cost ALPC 0.38 ACC; rows to unit norm keep their geometry
     topics = rng.dirichlet(np.ones(10), size=200)
-    words = rng.poisson(0.3, size=(200, 50)).astype(float)
+    words = rng.poisson(0.05, size=(200, 50)).astype(float)  # density about 0.05
+    pixels = rng.integers(0, 256, size=(200, 64)) * (rng.random((200, 64)) < 0.3)
     real = rng.gamma(2.0, size=(200, 6)) * np.array([1, 10, 100, 1, 5, 50])
-    rule = "raw_counts_hist"
+    rule = "raw_text"
     assert choose_auto(topics, rule) == "l2"
     assert choose_auto(topics * 67098, rule) == "l2"  # fixed-size counts (MSRC's histograms)
     absent = topics.copy()
     absent[[3, 17]] = 0  # samples that lack the view are zero rows, not a different total
     assert choose_auto(absent, rule) == "l2"
-    assert choose_auto(words, rule) == "none"  # raw counts as before
+    assert choose_auto(words, rule) == "none"  # the authors feed raw term counts
+    assert choose_auto(sp.csr_matrix(words), rule) == "none"
+    assert choose_auto(pixels.astype(float), rule) == "zscore"  # HW2sources: 0.847 -> 0.919
     assert choose_auto(real, rule) == "zscore"
     nearly = topics.copy()
     nearly[0] *= 1.01  # one row off the total: not a histogram

@@ -140,7 +140,7 @@ def test_summary_in_one_pass_equals_the_in_memory_summary(tmp_path):
 
 @pytest.mark.parametrize(
     "rule",
-    ["general", "zscore", "raw_counts", "raw_counts_hist", "tfidf_text", "text_tfidf_zscore"],
+    ["general", "zscore", "raw_counts", "raw_text", "tfidf_text", "text_tfidf_zscore"],
 )
 def test_streamed_preprocessing_equals_in_memory(rule, tmp_path):
     g = np.random.default_rng(1)
