@@ -23,6 +23,8 @@ __all__ = ["CANDIDATE_COLOURS", "KCurvePlot"]
 CHOSEN = "#D55E00"
 #: the ranked candidates' markers, best first (colour-blind safe)
 CANDIDATE_COLOURS = ("#D55E00", "#0072B2", "#009E73")
+#: candidates this close share one label (the estimate and its neighbours k - 1, k + 1)
+NEAR = 2
 
 
 class KCurvePlot(PlotBox):
@@ -88,19 +90,32 @@ class KCurvePlot(PlotBox):
             self.plot.setLabel("bottom", "k (eigenvalue index)")
             self.plot.setLabel("left", "eigenvalue")
         self.curve.setData(xs, ys)
-        spots = []
+        spots, groups = [], []
         for rank, k in enumerate(self.ranked[:3]):
             at = np.flatnonzero(xs == k)
             if not at.size:
                 continue
             y = float(ys[at[0]])
-            colour = CANDIDATE_COLOURS[rank]
-            spots.append({"pos": (k, y), "brush": pg.mkBrush(colour), "data": k})
-            label = pg.TextItem(f"{k}", color=colour, anchor=(0.5, 1.2))
-            label.setPos(k, y)
+            spots.append({"pos": (k, y), "brush": pg.mkBrush(CANDIDATE_COLOURS[rank]), "data": k})
+            near = next((g for g in groups if abs(g[0][0] - k) <= NEAR), None)
+            if near is None:
+                groups.append([(k, y, CANDIDATE_COLOURS[rank])])
+            else:
+                near.append((k, y, CANDIDATE_COLOURS[rank]))
+        for group in groups:  # one label for neighbours: "9 (8, 10)", not three on one spot
+            k, y, colour = group[0]
+            others = ", ".join(str(j) for j, _, _ in group[1:])
+            label = pg.TextItem(f"{k} ({others})" if others else f"{k}", color=colour)
+            label.setAnchor((-0.15, 1.0))  # up and right of the point: clear of the k line
+            label.setPos(k, max(y for _, y, _ in group))
             self.plot.addItem(label)
             self.labels.append(label)
         self.markers.setData(spots)
+        if self.has_scores and self.ranked:
+            # the curve's long tail says little: open on the candidates, zoom out to see it all
+            right = min(float(xs[-1]), max(20.0, 3.0 * max(self.ranked[:3])))
+            self.plot.setXRange(float(xs[0]) - 0.5, right + 0.5, padding=0.02)
+            self.plot.enableAutoRange(axis="y")
         self.select(self.ranked[0])
 
     def line_position(self, k: int) -> float:

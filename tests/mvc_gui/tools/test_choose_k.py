@@ -1,5 +1,6 @@
 """Choosing k in the window: unlabelled data defaults to "auto" (not 2), the run's estimate
-is drawn as its gap-score curve with the three ranked candidates marked and listed, the run
+is drawn as its gap-score curve with the three ranked candidates marked (neighbours under
+one label) and listed, the run
 says "k = 4 (also plausible: ...)", a click on a point or a listed candidate picks another k;
 an estimate stored before the ranking still shows; "Suggest parameters" applies a cell."""
 
@@ -38,9 +39,11 @@ def test_unlabelled_data_defaults_to_auto_and_shows_the_estimate(qtbot, window):
     assert plot.selected == 4 and plot.curve.xData.size == len(est["curve"])
     assert plot.curve.xData[0] == 2 and plot.chosen_line.value() == 4
     marked = sorted(int(x) for x in plot.markers.getData()[0])
-    assert marked == sorted(ranked[:3]) and [lab.toPlainText() for lab in plot.labels] == [
-        str(k) for k in ranked[:3]
-    ]
+    assert ranked[:3] == [4, 3, 5] and marked == [3, 4, 5]
+    # neighbours share one label (three labels on adjacent points overlap)
+    assert [lab.toPlainText() for lab in plot.labels] == ["4 (3, 5)"]
+    left, right = plot.plot.viewRange()[0]  # opens on the candidates, not the whole tail
+    assert left < 3 and 5 < right <= 22
     # the short list, best first, and the run's own texts: never a bare estimate
     items = [tool.candidates.item(i).text() for i in range(tool.candidates.count())]
     assert len(items) == 3 and items[0].startswith("1. k = 4: gap score 1.00, stability ")
@@ -100,3 +103,26 @@ def test_suggest_parameters_applies_the_best_cell(qtbot, loaded):
         pass
     assert panel.params()["n_init"] in (1, 10)
     assert "Suggested for kmeans-concat" in loaded.tools.choose_k.status.text()
+
+
+def test_distinct_candidates_keep_a_label_each(window):
+    """Estimates that show distinct peaks (alternatives="distinct", or saved that way)."""
+    curve = [1.0, 0.4, 0.1, 0.3, 0.33, 0.1, 0.2, 0.1, 0.05, 0.2, 0.1, 0.1, 0.1, 0.48, 0.1]
+    est = {
+        "k": 3,
+        "runner_up": 15,
+        "eigenvalues": [1.0, 0.9, 0.8, 0.5],
+        "candidates": [3, 15, 6],
+        "gaps": [0.4, 0.48, 0.33],
+        "stability": [0.99, 0.76, 0.72],
+        "ranked": [3, 15, 6],
+        "scores": [0.4, 0.48, 0.33],
+        "curve": curve,
+        "curve_k0": 2,
+        "seconds": 0.1,
+    }
+    tool = window.tools.choose_k
+    tool.show_estimate(est, "Reopened.")
+    assert [lab.toPlainText() for lab in tool.plot.labels] == ["3", "15", "6"]
+    assert "k = 3 (also plausible: 15, 6)" in tool.plot.title.text()
+    assert tool.plot.plot.viewRange()[0][1] >= 16  # the farthest candidate is in view
