@@ -68,3 +68,16 @@ def test_a_method_whose_updates_leave_a_cluster_empty_still_returns_k(method, mo
     solver.fit(views)
     assert np.bincount(solver.labels_, minlength=3).min() > 0
     assert solver.labels_.max() == 2
+
+
+@pytest.mark.parametrize("method", sorted(REGISTRY))
+def test_defaults_on_a_small_table_leave_no_cluster_empty(method):
+    """Issue 25's case: 40 samples in 5 overlapping groups, every method with its defaults."""
+    rng = np.random.default_rng(5)
+    y = np.repeat(np.arange(5), 8)
+    centres = rng.normal(scale=1.5, size=(5, 6))
+    views = [centres[y] + rng.normal(size=(40, 6)), np.abs(rng.normal(size=(40, 3))) + y[:, None]]
+    for seed in range(3):
+        solver = REGISTRY[method].from_params({"n_clusters": 5, "random_state": seed})
+        solver.fit(views)
+        assert np.bincount(solver.labels_, minlength=5).min() > 0, (method, seed)
