@@ -81,7 +81,7 @@ def column_stats(source: object) -> ColumnStats:
         zero_rows += int(np.count_nonzero(~nz.any(axis=1)))
         integer = integer and bool(np.all(np.mod(b, 1) == 0))
         sums = b.sum(axis=1)
-        sums = sums[sums != 0]
+        sums = sums[sums > 0]  # all-zero rows: absent samples, empty documents
         if sums.size:
             row_lo, row_hi = min(row_lo, float(sums.min())), max(row_hi, float(sums.max()))
     stats = ColumnStats(
