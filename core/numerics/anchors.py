@@ -280,6 +280,7 @@ def bkhk_steps(
     max_iter: int = 100,
     space: str = "full",
     sample: int | None = None,
+    level_groups: list[list[np.ndarray]] | None = None,
 ) -> Generator[float, None, tuple[list[np.ndarray], list[np.ndarray]]]:
     """BKHK (FMDC spec §4.1): ``n_anchors`` = 2^p balanced groups; yields fraction done.
 
@@ -292,12 +293,18 @@ def bkhk_steps(
     :func:`use_sketch` says; the anchors are always the group means in the original
     feature space. Returns (anchors per view, each m x d_v;
     the groups as row-index arrays).
+
+    ``level_groups``: when a list, each tree level's groups are appended to it (2, 4, ...,
+    ``n_anchors`` groups): the 2^L-anchor tree is the first L levels of any deeper one grown
+    from the same generator, so one tree gives every coarser anchor set. Not with ``sample``.
     """
     n = views[0].shape[0]
     levels = int(np.log2(n_anchors) + 0.5)
     if 2**levels != n_anchors or n_anchors > n:
         raise ValueError(f"n_anchors must be a power of 2 and <= n, got {n_anchors} (n={n})")
     if sample is not None and n_anchors <= sample < n:
+        if level_groups is not None:
+            raise ValueError("level_groups is not kept for a tree grown on a row sample")
         rows = np.sort(rng.choice(n, sample, replace=False))
         part = [x[rows] for x in views]  # a copy of sample rows: bounded whatever n is
         anchors, groups = yield from bkhk_steps(part, n_anchors, rng, max_iter, space)
@@ -317,6 +324,8 @@ def bkhk_steps(
         # parallel over its groups (n = 100k sketch: 5.7 s of Python-driven splits before)
         for level in range(levels):
             groups = _split_level(views[0], groups, rng, sq, max_iter)
+            if level_groups is not None:
+                level_groups.append(groups)
             yield (level + 1) / levels
         return group_means(original, groups), groups
     done, total = 0, max(n_anchors - 1, 1)
@@ -330,6 +339,8 @@ def bkhk_steps(
             done += 1
             yield done / total
         groups = new
+        if level_groups is not None:
+            level_groups.append(groups)
     return group_means(original, groups), groups
 
 

@@ -36,7 +36,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from core.data.dataset import DataError, View
-from core.numerics.anchors import bkhk_steps
+from core.numerics.anchors import bkhk_steps, group_means
 from core.numerics.graphs import normalize_anchor_graph, pkn_anchor_graph
 from core.numerics.k_estimate import describe_estimate, ranked_candidates
 from core.numerics.kmeans import kmeans_labels
@@ -122,6 +122,12 @@ def multiview_anchor_graph(
 ) -> sp.csr_matrix:
     """The average of the per-view PKN anchor graphs on shared BKHK groups (n x m)."""
     anchors, _ = drain(bkhk_steps(views, n_anchors, rng, space="auto"))
+    return _averaged_graph(views, anchors, n_neighbors)
+
+
+def _averaged_graph(
+    views: Sequence[View], anchors: Sequence[np.ndarray], n_neighbors: int
+) -> sp.csr_matrix:
     graphs = [pkn_anchor_graph(x, a, n_neighbors) for x, a in zip(views, anchors, strict=True)]
     return sp.csr_matrix(sum(graphs) / len(graphs))
 
@@ -323,8 +329,21 @@ def scale_spectra(
     if k_max:
         scales = [(m, max(k_min, min(hi, k_max))) for m, hi in scales]
     values, vectors, graphs, highs = [], [], [], []
-    for m, hi in scales:  # each scale draws its anchors from the same seed
-        z = multiview_anchor_graph(views, m, n_neighbors, np.random.default_rng(seed))
+    # one BKHK tree to the largest scale: a scale of 2^L anchors is its level L, exactly the
+    # tree a build of 2^L anchors from the same seed would give (the levels are grown in order)
+    levels: list[list[np.ndarray]] = []
+    drain(
+        bkhk_steps(
+            views,
+            max(m for m, _ in scales),
+            np.random.default_rng(seed),
+            space="auto",
+            level_groups=levels,
+        )
+    )
+    for m, hi in scales:
+        anchors = group_means(views, levels[int(np.log2(m)) - 1])
+        z = _averaged_graph(views, anchors, n_neighbors)
         vals, vecs = anchor_graph_spectrum(z)
         values.append(vals)
         vectors.append(vecs)

@@ -52,3 +52,24 @@ def test_exact_spaces_give_the_per_view_groups(rng, monkeypatch, dims, sparse):
         np.testing.assert_array_equal(a, b)
     for a, b in zip(new_anchors, old_anchors, strict=True):
         np.testing.assert_allclose(a, b, atol=1e-12)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_the_levels_kept_are_the_trees_of_fewer_anchors(sparse):
+    """``level_groups``: level L of a 16-group tree is the 2^L-group tree of the same seed
+    (the number-of-clusters estimate builds one tree for all its scales)."""
+    rng = np.random.default_rng(3)
+    views = [rng.normal(size=(120, 5)), np.abs(rng.normal(size=(120, 7)))]
+    if sparse:
+        views = [sp.csr_matrix(np.where(np.abs(x) > 0.8, x, 0.0)) for x in views]
+    levels: list = []
+    gen = anchors.bkhk_steps(views, 16, np.random.default_rng(5), level_groups=levels)
+    for _ in gen:
+        pass
+    assert [len(g) for g in levels] == [2, 4, 8, 16]
+    for level, m in ((2, 4), (3, 8)):
+        _, groups = _run(views, m)
+        assert all(np.array_equal(a, b) for a, b in zip(levels[level - 1], groups, strict=True))
+    with pytest.raises(ValueError, match="row sample"):
+        for _ in anchors.bkhk_steps(views, 16, rng, sample=60, level_groups=[]):
+            pass

@@ -16,6 +16,7 @@ from core.numerics.n_clusters import (
     distinct_shown,
     estimate_n_clusters,
     gap_score_curve,
+    multiview_anchor_graph,
     neighbours_shown,
     rank_candidates,
     scale_spectra,
@@ -216,3 +217,14 @@ def test_a_record_from_before_the_ranking_still_reads():
     assert candidate_evidence(old) == [(4, 0.1, 1.0), (3, 0.2, 0.9)]
     same = dict(old, runner_up=4)
     assert describe_estimate(same) == "k = 4"
+
+
+def test_one_tree_gives_every_scale_the_anchors_its_own_build_would():
+    """The scales share one BKHK tree (a 2^L-anchor scale is its level L): each scale's graph
+    is exactly the graph a separate build of that many anchors from the same seed gives."""
+    views, _ = blobs(6, n_per=60, seed=4)  # n = 360: scales of 64 and 128 anchors
+    spectra = scale_spectra(views, 0)
+    assert spectra.scales == [64, 128]
+    for m, z in zip(spectra.scales, spectra.graphs, strict=True):
+        alone = multiview_anchor_graph(views, m, 5, np.random.default_rng(spectra.seed))
+        assert (z != alone).nnz == 0
