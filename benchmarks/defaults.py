@@ -281,7 +281,15 @@ def grid_main(args, path: Path) -> None:
     if bad:
         sys.exit(f"unknown methods or files {bad}")
     if args.grid:
-        run_grid(methods, files, Path(args.grid_csv), path, args.processes, args.grid_seed)
+        run_grid(
+            methods,
+            files,
+            Path(args.grid_csv),
+            path,
+            args.processes,
+            args.grid_seed,
+            args.every_cell,
+        )
     if args.held_out:
         previous = Path(args.previous_csv) if args.previous_csv else path
         print(held_out(methods, files, Path(args.grid_csv), previous))
@@ -315,6 +323,12 @@ def main() -> None:
         default=0,
         help="--grid with a seed other than 0: re-run only each rule's and best fixed "
         "setting's cells with it (the fresh-seed regret of --held-out)",
+    )
+    ap.add_argument(
+        "--every-cell",
+        action="store_true",
+        help="--grid-seed S: run every setting and rule of --files with seed S (--held-out then "
+        "scores a file on the mean of the seeds its whole grid has run with)",
     )
     ap.add_argument(
         "--previous-csv",

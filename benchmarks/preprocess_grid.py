@@ -17,6 +17,11 @@ with the seed, and the maximum picks the lucky ones). ``--grid --grid-seed S`` r
 method and file, only the current rule's cells and the best fixed setting's (chosen on seed
 0); ``--held-out`` then also reports the rule's regret on the mean of those seeds, and how often
 the best fixed setting itself stays within 0.05 of its seed-0 ACC: the share no rule can beat.
+``--grid --grid-seed S --every-cell --files F`` runs the whole grid of files F with seed S;
+``--held-out`` then scores those files (settings, rules, the best fixed setting and the
+held-out choice alike) on the mean over seed 0 and those seeds. It is run for the files of at
+most 1,100 samples: one run's ACC moves most there (3Sources under l2: 0.69-0.88 over three
+seeds for FMDC), and their whole grid costs minutes.
 """
 
 from __future__ import annotations
@@ -319,18 +324,25 @@ def estimated_seconds(defaults_csv: Path) -> dict[tuple[str, str], float]:
 
 
 def run_grid(
-    methods, files, path: Path, defaults_csv: Path, processes: int = 2, seed: int = 0
+    methods,
+    files,
+    path: Path,
+    defaults_csv: Path,
+    processes: int = 2,
+    seed: int = 0,
+    every_cell: bool = False,
 ) -> None:
     """Run every missing distinct (method, file, choices) cell, cheap first, appended to
     ``path`` as each ends (resumable). With ``seed`` other than 0, only the cells
-    :func:`fresh_seed_cells` names (the rule's and the best fixed setting's)."""
+    :func:`fresh_seed_cells` names (the rule's and the best fixed setting's), unless
+    ``every_cell``: then the whole grid of ``files`` (what :func:`held_out` averages)."""
     import multiprocessing as mp
 
     for var in ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"
     done = read_grid(path, seed)
     table = choices_by_file(files, methods)
-    wanted = fresh_seed_cells(table, read_grid(path)) if seed else None
+    wanted = fresh_seed_cells(table, read_grid(path)) if seed and not every_cell else None
     secs = estimated_seconds(defaults_csv)
     tasks: dict[tuple[str, str, str], list[str]] = defaultdict(list)
     for (m, file), by_setting in table.items():
@@ -397,6 +409,23 @@ def _acc(grid, m, file, ch) -> float | None:
     return float(r["acc"]) if r["acc"] else 0.0  # a setting that fails scores 0
 
 
+def _seed_means(acc0, fresh, m, files, table, names):
+    """Each setting's ACC averaged over seed 0 and every fresh seed the file's whole grid has
+    run with (``--every-cell``), else seed 0's; and the number of seeds per file."""
+    acc, n_seeds = dict(acc0), {}
+    for x in files:
+        runs = [acc0]
+        for g in fresh.values():
+            got = {n: _acc(g, m, x, table[m, x][n]) for n in names}
+            if all(v is not None for v in got.values()):
+                runs.append({(n, x): v for n, v in got.items()})
+        n_seeds[x] = len(runs)
+        if len(runs) > 1 and all(acc0[n, x] is not None for n in names):
+            for n in names:
+                acc[n, x] = float(np.mean([r[n, x] for r in runs]))
+    return acc, n_seeds
+
+
 def _mean(values: list[float]) -> float:
     return float(np.mean(values)) if values else float("nan")
 
@@ -436,8 +465,8 @@ def held_out(methods, files, grid_path: Path, defaults_csv: Path) -> str:
     ]
     head = [
         "| method | file | previous default ACC, seed 0 (mean of 3) | rule ACC (regret) | "
-        "held-out choice ACC (regret) | best fixed setting |",
-        "|---|---|---|---|---|---|",
+        "held-out choice ACC (regret) | best fixed setting | seeds averaged |",
+        "|---|---|---|---|---|---|---|",
     ]
     rows: list[str] = []
     notes: list[str] = []
@@ -446,12 +475,14 @@ def held_out(methods, files, grid_path: Path, defaults_csv: Path) -> str:
         previous = f"rule:{PREVIOUS_RULES.get(m, REGISTRY[m].auto_preprocessing)}"
         names = list(settings_for(m))
         rules = [n for n in names if n.startswith("rule:")] + list(UNIFORM) + ["paper"]
-        acc = {(n, x): _acc(grid, m, x, table[m, x][n]) for n in names for x in files}
-        best = {}
+        acc0 = {(n, x): _acc(grid, m, x, table[m, x][n]) for n in names for x in files}
+        acc, n_seeds = _seed_means(acc0, fresh, m, files, table, names)
+        best, best0 = {}, {}
         for x in files:
             vals = [(acc[n, x], n) for n in FIXED if acc[n, x] is not None]
             if len(vals) == len(FIXED):
                 best[x] = max(vals)
+                best0[x] = max((acc0[n, x], n) for n in FIXED)
         complete = [x for x in best if all(acc[r, x] is not None for r in rules)]
         picks: Counter = Counter()
         held, cur_reg, prev_reg, missing = [], [], [], []
@@ -466,7 +497,7 @@ def held_out(methods, files, grid_path: Path, defaults_csv: Path) -> str:
             if x not in best or cur is None or not train:
                 missing.append(x)
                 cur_s = "not run" if cur is None else f"{cur:.3f}"
-                rows.append(f"| {m} | {x} | {prev_s} | {cur_s} | not run | not run |")
+                rows.append(f"| {m} | {x} | {prev_s} | {cur_s} | not run | not run | - |")
                 continue
             score = {r: float(np.mean([best[y][0] - acc[r, y] for y in train])) for r in rules}
             low = min(score.values())
@@ -475,7 +506,7 @@ def held_out(methods, files, grid_path: Path, defaults_csv: Path) -> str:
             a = acc[pick, x]
             top = best[x][0]
             cur_reg.append(top - cur)
-            best_ch = table[m, x][best[x][1]]
+            best_ch = table[m, x][best0[x][1]]
             pairs = [
                 (_acc(g, m, x, table[m, x][current]), _acc(g, m, x, best_ch))
                 for g in fresh.values()
@@ -484,22 +515,24 @@ def held_out(methods, files, grid_path: Path, defaults_csv: Path) -> str:
             if pairs:  # the mean over the fresh seeds both have run on
                 r1, b1 = np.mean(pairs, axis=0)
                 fresh_reg.append(float(b1 - r1))
-                oracle_kept.append(bool(b1 >= top - 0.05))
+                oracle_kept.append(bool(b1 >= best0[x][0] - 0.05))
             if acc[previous, x] is not None:
                 prev_reg.append(top - acc[previous, x])
-            if p0 and cur < p0[0] - 0.03:
-                worse_cur.append(f"{x} {cur:.3f} vs {p0[0]:.3f}")
+            # a file scored on several seeds is compared with the previous default's mean
+            was_acc = (np.mean(pall) if n_seeds[x] > 1 else p0[0]) if p0 else None
+            if was_acc is not None and cur < was_acc - 0.03:
+                worse_cur.append(f"{x} {cur:.3f} vs {was_acc:.3f}")
             name = pick.removeprefix("rule:")
             if a is None:
                 pick_s = f"{name} not run"
             else:
                 held.append(top - a)
                 pick_s = f"{name} {a:.3f} ({top - a:+.3f})"
-                if p0 and a < p0[0] - 0.03:
-                    worse_held.append(f"{x} {a:.3f} vs {p0[0]:.3f}")
+                if was_acc is not None and a < was_acc - 0.03:
+                    worse_held.append(f"{x} {a:.3f} vs {was_acc:.3f}")
             rows.append(
                 f"| {m} | {x} | {prev_s} | {cur:.3f} ({top - cur:+.3f}) | {pick_s} | "
-                f"{best[x][1]} {top:.3f} |"
+                f"{best[x][1]} {top:.3f} | {n_seeds[x]} |"
             )
         top3 = ", ".join(f"{k.removeprefix('rule:')} {v}" for k, v in picks.most_common(3))
         was = "" if previous == current else f" ({previous.removeprefix('rule:')})"
@@ -514,7 +547,7 @@ def held_out(methods, files, grid_path: Path, defaults_csv: Path) -> str:
         )
         notes.append(
             f"{m}: not scored: {', '.join(missing) or '-'}; worse than the previous default "
-            f"(seed 0) by > 0.03: rule {len(worse_cur)}: {'; '.join(worse_cur) or '-'}; "
+            f"(its seeds) by > 0.03: rule {len(worse_cur)}: {'; '.join(worse_cur) or '-'}; "
             f"held-out choice {len(worse_held)}: {'; '.join(worse_held) or '-'}"
         )
     return "\n".join([*summary, "", *fresh_summary, "", "```", *notes, "```", "", *head, *rows])
