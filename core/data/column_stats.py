@@ -17,6 +17,7 @@ from core.data.dataset import DataError
 from core.data.preprocessing import (
     ViewTransform,
     choose_auto_from_facts,
+    inverse_document_frequency,
     is_histogram,
     std_spread,
 )
@@ -169,5 +170,5 @@ def _fitted(s: ColumnStats, kind: str) -> ViewTransform:
     if kind == "tfidf":
         if d and s.lo.min() < 0:
             raise DataError("tf-idf needs non-negative counts; this view has negative values")
-        return ViewTransform(kind, idf=np.log(n / np.maximum(s.nnz, 1)), fitted_on=n)
+        return ViewTransform(kind, idf=inverse_document_frequency(n, s.nnz), fitted_on=n)
     return ViewTransform(kind, fitted_on=n)  # none, l2: row-wise or nothing

@@ -74,6 +74,7 @@ __all__ = [
     "ViewTransform",
     "choose_auto",
     "fit_view",
+    "inverse_document_frequency",
     "is_count_view",
     "per_view_methods",
     "preprocess",
@@ -508,7 +509,21 @@ def _fit_kind(x: View, kind: str) -> ViewTransform:
     if data.size and data.min() < 0:
         raise DataError("tf-idf needs non-negative counts; this view has negative values")
     df = np.bincount(x.indices, minlength=d) if sp.issparse(x) else np.count_nonzero(x, axis=0)
-    return ViewTransform(kind, idf=np.log(n / np.maximum(df, 1)), fitted_on=n)
+    return ViewTransform(kind, idf=inverse_document_frequency(n, df), fitted_on=n)
+
+
+def inverse_document_frequency(n: int, df: np.ndarray) -> np.ndarray:
+    """log(n / df) per column; refuses a view it would turn into zeros (every feature it has
+    occurs in every sample: dense features, not words), which a method would otherwise meet
+    as a constant view with no word of why."""
+    idf = np.log(n / np.maximum(df, 1))
+    if n > 1 and np.any(df > 0) and not np.any(idf[df > 0] > 0):
+        raise DataError(
+            "tf-idf would turn this view into zeros: each of its features occurs in every "
+            "sample (inverse document frequency 0), so it is not a bag of words; use l2, "
+            "zscore or minmax for it"
+        )
+    return idf
 
 
 def fit_view(x: View, method: str, auto_rule: str = "general") -> ViewTransform:
@@ -600,10 +615,8 @@ def transform_views(
         keep = None if observed is None else np.asarray(observed[:, v], dtype=bool)
         try:
             t = fit_view(x if keep is None else x[np.flatnonzero(keep)], method, auto_rule)
-        except DataError as exc:
-            if str(exc).startswith("values up to"):
-                raise DataError(f"view {v + 1}: {exc}") from exc
-            raise
+        except DataError as exc:  # which view: a file has several
+            raise DataError(f"view {v + 1}: {exc}") from exc
         out.append(t.apply(x, keep))
         fitted.append(t)
     return out, fitted

@@ -175,3 +175,20 @@ def test_stream_reason_compares_the_estimate_with_the_threshold(data, tmp_path):
     assert stream_reason(tmp_path / "a.npz", threshold=need) is None
     assert "row blocks" in stream_reason(tmp_path / "a.npz", threshold=need - 1)
     assert stream_reason(tmp_path / "a.npz") is None  # a few kB: read whole
+
+
+def test_tfidf_refuses_a_dense_view_on_both_paths(tmp_path):
+    """Every feature of a dense view occurs in every sample: idf 0 would make the view all
+    zeros, which a method met as "a constant view". Both paths refuse and name the view."""
+    g = np.random.default_rng(2)
+    counts = g.poisson(0.3, size=(120, 30)).astype(np.float64)
+    dense = g.uniform(0.5, 2.0, size=(120, 5))
+    ds = MultiViewDataset([counts, dense])
+    write_store(ds, tmp_path / "s")
+    sources = open_streamed(tmp_path / "s").views
+    with pytest.raises(DataError, match=r"view 2: tf-idf would turn this view into zeros"):
+        preprocess(ds.views, "tfidf")
+    with pytest.raises(DataError, match=r"tf-idf would turn this view into zeros"):
+        preprocess_streamed(sources, "tfidf")
+    views, names = preprocess(ds.views, ["tfidf", "l2"])  # words only: fine
+    assert names[0].endswith("tfidf") and np.abs(_dense(views[0])).sum() > 0
