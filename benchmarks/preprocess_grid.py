@@ -5,8 +5,9 @@ Every method runs with every fixed setting (``paper``: the method authors' own p
 ``none``, ``zscore``, ``minmax``, ``l2``, ``tfidf``) and every candidate rule on each labelled
 shared file, seed 0, true k. A setting is reduced to its per-view choices (one preprocessing per
 view): a rule that picks the same per-view choices as another setting on a file reuses its
-result, so each distinct choice tuple runs once. ``tfidf`` only applies to non-negative views;
-a view with negative values keeps ``zscore`` under it (what every rule does to such views).
+result, so each distinct choice tuple runs once. ``tfidf`` only applies to views it can weigh
+(non-negative, some feature absent from some sample); any other view keeps ``zscore`` under it
+(what every rule does to such views; ``tfidf`` refuses a view it would make all zeros).
 
 Held-out: for each file, the rule with the smallest mean regret (best fixed setting's ACC minus
 the rule's ACC) over the OTHER files is chosen (ties go to the method's current rule) and scored
@@ -237,9 +238,20 @@ def candidate_rules() -> dict[str, Callable]:
     return rules
 
 
+def _words_like(f) -> bool:
+    """tf-idf can weigh the view: non-negative, and some feature it has is absent from some
+    sample (else every idf is 0 and ``tfidf`` refuses the view)."""
+    if not f.nonnegative or f.empty:
+        return False
+    x = f._x
+    n = x.shape[0]
+    df = np.bincount(x.indices, minlength=x.shape[1]) if f.sparse else np.count_nonzero(x, axis=0)
+    return bool(np.any((df > 0) & (df < n)))
+
+
 def _uniform(kind: str):
     def choose(f) -> str:
-        return "zscore" if kind == "tfidf" and not f.nonnegative else kind
+        return "zscore" if kind == "tfidf" and not _words_like(f) else kind
 
     return choose
 
