@@ -46,6 +46,9 @@ FORMULATIONS = ("code", "code_exactP", "paper")
 #: λ1 must scale with n·s²; β = 3.16 is the authors' BBCSport demo (λ1 = 90, n = 544, mean
 #: squared entry 0.0524), the other files held out (docs/defaults.md)
 LAMBDA1_PER_ENTRY_ENERGY = 3.16
+#: a run whose objective exceeds this multiple of its first value has diverged (the authors'
+#: P-step's bumps are a fraction of J; a diverging run grows by 1e3 or more per iteration)
+DIVERGED = 1e4
 #: automatic stopping: relative change of the objective (scale- and n-free)
 AUTO_REL_TOL = 1e-3
 #: how labels are read from Zᵀ by default (docs/defaults.md: 24 shared files, 3 seeds)
@@ -307,52 +310,38 @@ class ALPC(BaseSolver):
             spaces = [None if s is None else with_axes(s, c) for s in found]
             views = [x if s is None else s.coords for x, s in zip(views, spaces, strict=True)]
         sq_norms = [sq_norm(x) for x in views]
-        energy2 = max(sum(sq_norms), 1e-300) ** 2
         dims = [x.shape[1] for x in views]
-        st = updates.init_state(dims, n, c, m)
-        st.u = [u if s is None else s.start for u, s in zip(st.u, spaces, strict=True)]
         groups = None if observed is None else incomplete.patterns(observed)
+        gram = None
         if simplex == "none" and updates.use_gram(n, dims) and observed is None:
             msg = f"Gram matrix of the {sum(dims)} features (iterations then cost O(D²M))"
             gram = yield from rep.follow(updates.gram_steps(views), "init", msg)
-            st = updates.GramState(st, gram, dims)
-        hist: list[float] = []
-        extra: dict[str, list[float]] = {k: [] for k in ("normalized", "recon", "anchor", "coef")}
-        converged, it = False, 0
-        for it in range(1, self.max_iter + 1):
-            with blas_single():
-                if observed is None:
-                    updates.z_step(views, st, lam2, simplex)
-                    updates.a_step(views, st, lam1, orthonormal=mode == "paper")
-                else:
-                    incomplete.masked_z_step(views, st, lam2, groups)
-                    incomplete.masked_a_step(views, st, lam1, observed)
-                updates.u_step(st)
-                updates.p_step(st, lam1, lam2, exact=exact_p)
-                updates.r_step(st)
-                recon, anchor, coef = updates.objective_terms(sq_norms, st, lam1, lam2)
-                if observed is not None:
-                    recon = incomplete.masked_recon(sq_norms, st, observed)
-            obj = float(recon.sum() + anchor + coef)
-            hist.append(obj)
-            for key, val in zip(extra, (obj / energy2, recon.sum(), anchor, coef), strict=True):
-                extra[key].append(float(val))
-            share = recon / max(recon.sum(), 1e-300)
-            yield rep.iteration(
-                it,
-                obj,
-                extras={
-                    "normalized": obj / energy2,
-                    **{f"recon_share_{i + 1}": s for i, s in enumerate(share)},
-                },
+
+        def start() -> updates.ALPCState:
+            st = updates.init_state(dims, n, c, m)
+            st.u = [u if s is None else s.start for u, s in zip(st.u, spaces, strict=True)]
+            return st if gram is None else updates.GramState(st, gram, dims)
+
+        loop = {"lam1": lam1, "lam2": lam2, "simplex": simplex, "observed": observed}
+        loop.update(groups=groups, sq_norms=sq_norms, relative=relative, tol=tol)
+        st, hist, extra, recon, it = yield from self._iterate(views, start(), rep, exact_p, **loop)
+        p_step = "exact" if exact_p else "code"
+        if st is None:  # the authors' P-step diverged: the exact one cannot (J non-increasing)
+            first = hist[0]
+            log.warning("ALPC: the authors' P-step diverged; restarting with the exact P-step")
+            yield rep.stage(
+                "init",
+                0.0,
+                f"the authors' P-step diverged (objective {first:.3g} -> {hist[-1]:.3g} in "
+                f"{it} iterations, λ1 = {lam1:.3g}): restarting with the exact P-step",
             )
-            norm_hist = extra["normalized"]
-            change = abs(norm_hist[-2] - norm_hist[-1]) if it > 1 else np.inf
-            if relative and it > 1:
-                change /= max(abs(norm_hist[-1]), 1e-300)
-            if it > 2 and change < tol:
-                converged = True
-                break
+            st, hist, extra, recon, it = yield from self._iterate(views, start(), rep, True, **loop)
+            p_step = "exact (the authors' step diverged)"
+            if st is None:
+                raise ParamError(
+                    f"ALPC diverged (objective {hist[0]:.3g} -> {hist[-1]:.3g}) even with the "
+                    f"exact P-step; try a larger lambda1 (now {lam1:.3g})"
+                )
         with blas_single():
             zt, rt = st.materialise(views)
         if self.labels_from == "argmax_R":
@@ -377,7 +366,7 @@ class ALPC(BaseSolver):
             labels=labels,
             objective_history=hist,
             n_iter=it,
-            converged=converged,
+            converged=bool(extra.pop("converged")),
             view_weights=None,  # ALPC learns no view weights (spec §11)
             anchors=lift_all(spaces, [np.ascontiguousarray(a.T) for a in st.a]),
             anchor_graph=zt,
@@ -389,5 +378,75 @@ class ALPC(BaseSolver):
                 "cluster_bases_": [b.T for b in lift_all(spaces, [u.T for u in st.u])],
                 "n_anchors_": m * c,
                 "recon_share_": recon / max(recon.sum(), 1e-300),
+                "p_step_": p_step,
             },
         )
+
+    def _iterate(
+        self,
+        views: list[View],
+        st: updates.ALPCState,
+        rep: Reporter,
+        exact_p: bool,
+        *,
+        lam1: float,
+        lam2: float,
+        simplex: str,
+        observed: np.ndarray | None,
+        groups,
+        sq_norms: list[float],
+        relative: bool,
+        tol: float,
+    ) -> Generator[IterationState, None, tuple]:
+        """The alternating updates until the stopping rule or max_iter: (state, objective
+        history, extra histories with "converged", last reconstruction terms, iterations).
+        The state is None when the objective left every bound (the authors' P-step is not a
+        minimiser and can grow P without limit when λ1 is small: Reuters-600 under l2,
+        λ1 = 0.09, went 8.5e4 -> 2e22 in five iterations, then the SVD failed)."""
+        mode = self.formulation
+        energy2 = max(sum(sq_norms), 1e-300) ** 2
+        hist: list[float] = []
+        extra: dict[str, list[float]] = {k: [] for k in ("normalized", "recon", "anchor", "coef")}
+        converged, it, recon = False, 0, np.zeros(len(views))
+        for it in range(1, self.max_iter + 1):
+            try:
+                with blas_single(), np.errstate(over="ignore", invalid="ignore"):
+                    if observed is None:
+                        updates.z_step(views, st, lam2, simplex)
+                        updates.a_step(views, st, lam1, orthonormal=mode == "paper")
+                    else:
+                        incomplete.masked_z_step(views, st, lam2, groups)
+                        incomplete.masked_a_step(views, st, lam1, observed)
+                    updates.u_step(st)
+                    updates.p_step(st, lam1, lam2, exact=exact_p)
+                    updates.r_step(st)
+                    recon, anchor, coef = updates.objective_terms(sq_norms, st, lam1, lam2)
+                    if observed is not None:
+                        recon = incomplete.masked_recon(sq_norms, st, observed)
+            except (np.linalg.LinAlgError, ValueError):  # non-finite iterates
+                hist.append(np.inf)
+                return None, hist, extra, recon, it
+            obj = float(recon.sum() + anchor + coef)
+            hist.append(obj)
+            if not np.isfinite(obj) or obj > DIVERGED * hist[0]:
+                return None, hist, extra, recon, it
+            for key, val in zip(extra, (obj / energy2, recon.sum(), anchor, coef), strict=True):
+                extra[key].append(float(val))
+            share = recon / max(recon.sum(), 1e-300)
+            yield rep.iteration(
+                it,
+                obj,
+                extras={
+                    "normalized": obj / energy2,
+                    **{f"recon_share_{i + 1}": s for i, s in enumerate(share)},
+                },
+            )
+            norm_hist = extra["normalized"]
+            change = abs(norm_hist[-2] - norm_hist[-1]) if it > 1 else np.inf
+            if relative and it > 1:
+                change /= max(abs(norm_hist[-1]), 1e-300)
+            if it > 2 and change < tol:
+                converged = True
+                break
+        extra["converged"] = converged  # type: ignore[assignment]
+        return st, hist, extra, recon, it
