@@ -145,6 +145,25 @@ def _finite_problem(view: View, index: int) -> str | None:
     )
 
 
+def _all_rows_equal(view: View, block: int = 1024) -> bool:
+    """Whether every sample has the same values in this view (no information to cluster on);
+    read in row blocks and stopped at the first block that differs (at once on real data)."""
+    if _is_block_source(view) or view.shape[0] < 2:
+        return False
+    if sp.issparse(view):
+        first = view[0]
+        for a in range(0, view.shape[0], block):
+            rows = view[a : a + block]
+            if (rows - sp.vstack([first] * rows.shape[0])).count_nonzero():
+                return False
+        return True
+    first = view[0]
+    return all(
+        np.array_equal(view[a : a + block], np.broadcast_to(first, view[a : a + block].shape))
+        for a in range(0, view.shape[0], block)
+    )
+
+
 #: views of at most this many features are checked for repeating the labels (label_leaks)
 LEAK_CHECK_FEATURES = 256
 #: ... and of at most this many values (a sparse view is made dense for the check)
@@ -267,6 +286,7 @@ def check_views(
     copy: bool = False,
     dtype: type = np.float64,
     finite: bool = True,
+    informative: bool = False,
 ) -> list[View]:
     """Validate views and return them as ``dtype`` (float64 by default; float32 for the anchor
     methods' float32 path), dense C-contiguous or sorted CSR.
@@ -274,7 +294,8 @@ def check_views(
     Raises :class:`DataError` with a specific message for: no views, a non-2-D view, an
     empty view, different sample counts, NaN/Inf (with the first position), a single
     sample, or fewer samples than clusters (``finite=False`` skips the NaN/Inf pass: the
-    caller checks later). The inputs are never modified.
+    caller checks later), and with ``informative`` (what a fit needs) views that all hold the
+    same values for every sample. The inputs are never modified.
     """
     if isinstance(views, MultiViewDataset):
         views = views.views
@@ -294,6 +315,12 @@ def check_views(
     n = counts[0]
     if n < 2:
         raise DataError(f"only {n} sample(s): clustering needs at least 2")
+    if informative and all(_all_rows_equal(v) for v in out):
+        what = "its only view holds" if len(out) == 1 else "every view holds"
+        raise DataError(
+            f"{what} the same values for every sample (all zeros or constant): nothing tells "
+            "the samples apart"
+        )
     if n_clusters is not None and n < n_clusters:
         raise DataError(f"{n} samples are fewer than the {n_clusters} clusters asked for")
     return out

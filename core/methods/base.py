@@ -250,7 +250,7 @@ class BaseSolver(ClusterMixin, BaseEstimator):
         self.validated_params()
         auto = self.n_clusters == "auto"
         dtype = resolve_dtype(getattr(self, "dtype", "float64"), _raw_views(views))
-        xs = check_views(views, None if auto else self.n_clusters, dtype=dtype)
+        xs = check_views(views, None if auto else self.n_clusters, dtype=dtype, informative=True)
         mask = None if observed is None else check_observed(observed, xs[0].shape[0], len(xs))
         if mask is not None and mask.all():
             mask = None

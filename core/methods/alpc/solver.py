@@ -116,6 +116,9 @@ class ALPC(BaseSolver):
         "n_anchors_": "int: M = m·c anchors",
         "recon_share_": "ndarray (n_views,): each view's share of the reconstruction error "
         "(ALPC learns no view weights)",
+        "p_step_": "str: the P-step the result comes from: 'code' (the authors'), 'exact', or "
+        "'exact (the authors' step diverged)' when the authors' step made the objective grow "
+        "without bound and the fit restarted",
     }
     objective_label = "Σ‖X−AZ‖² + λ1Σ‖A−UP‖² + λ2‖Z−PᵀR‖²"
     #: the authors' demos feed raw term counts (BBCSport) and features as stored; other dense

@@ -24,11 +24,27 @@ def test_labels_are_encoded_unless_already_0_to_c_minus_1():
         ([np.zeros((3, 0))], "view 1 is empty"),
         ([np.zeros((1, 2))], "only 1 sample"),
         ([np.array([[0.0, np.inf], [1, 1]])], r"Inf.*row 0, column 1"),
+        ([np.zeros((5, 3)), sp.csr_matrix((5, 4))], "every view holds the same values"),
+        ([np.tile([1.0, 2.0, 0.0], (3000, 1))], "its only view holds the same values"),
+        ([sp.csr_matrix(np.tile([0.0, 3.0], (2500, 1)))], "the same values for every sample"),
     ],
 )
 def test_specific_errors(views, message):
     with pytest.raises(DataError, match=message):
-        check_views(views)
+        check_views(views, informative=True)
+
+
+def test_a_constant_view_next_to_an_informative_one_is_accepted():
+    """Only data where no view tells the samples apart is refused (a fit on it returned an
+    arbitrary partition, or ALPC a division by zero); a constant view beside others is data
+    the methods weigh down themselves. A difference in the last row is found."""
+    informative = np.zeros((3000, 2))
+    informative[-1, 1] = 1.0
+    out = check_views([np.zeros((3000, 4)), informative], informative=True)
+    assert len(out) == 2
+    last = sp.csr_matrix(informative)
+    assert check_views([last], informative=True)[0].shape == (3000, 2)
+    assert len(check_views([np.zeros((5, 3))])) == 1  # loading alone does not ask
 
 
 def test_fewer_samples_than_clusters():
