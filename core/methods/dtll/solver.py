@@ -67,7 +67,7 @@ class DTLL(BaseSolver):
     """
 
     name = "dtll"
-    auto_preprocessing = "tfidf_text"
+    auto_preprocessing = "tfidf_text_real_minmax"
     streams = True
     tune_grid: ClassVar[dict[str, tuple]] = {"lam": (0.3, 3.0, 30.0), "n_neighbors": (5, 10)}
     supports_incomplete = True

@@ -79,6 +79,27 @@ def test_tfidf_text_keeps_tf_idf_for_bags_of_words_only(rng):
     assert choose_auto(pixels.astype(float), "tfidf_text") == "l2"  # like HW2sources
 
 
+def test_tfidf_text_real_minmax_scales_mostly_zero_weights_by_column(rng):
+    """DTLL's rule: tfidf_text, and min-max for dense non-negative real features that are
+    mostly zeros (BDGP_fea's descriptors, WebKB's weights); counts and text keep tfidf_text's
+    choice, dense real features general's."""
+    rule = "tfidf_text_real_minmax"
+    words = sp.random(40, 500, density=0.02, format="csr", random_state=1)
+    words.data = np.ceil(words.data * 9)
+    weights = rng.uniform(0.05, 0.7, size=(40, 30)) * (rng.random((40, 30)) < 0.15)
+    ratings = rng.integers(0, 4, size=(40, 20)) * (rng.random((40, 20)) < 0.45)
+    dense = rng.uniform(0.1, 2.0, size=(40, 8))
+    assert choose_auto(weights, rule) == "minmax"
+    assert choose_auto(words, rule) == choose_auto(words, "tfidf_text") == "tfidf"
+    assert choose_auto(ratings.astype(float), rule) == choose_auto(
+        ratings.astype(float), "tfidf_text"
+    )
+    assert choose_auto(dense, rule) == choose_auto(dense, "tfidf_text")
+    assert choose_auto(sp.csr_matrix(weights), rule) == "l2"  # stored sparse: tfidf_text's l2
+    out, names = preprocess([weights], "auto", rule)
+    assert names == ["auto: minmax"] and out[0].max() == 1.0 and out[0].min() == 0.0
+
+
 def test_text_tfidf_zscore_weighs_words_and_standardises_the_rest(rng):
     """MVSC-HFD's rule: tf-idf for bags of words (sparse non-negative, or dense counts with
     density < 0.1), the authors' z-score for everything else, including dense counts that

@@ -140,7 +140,15 @@ def test_summary_in_one_pass_equals_the_in_memory_summary(tmp_path):
 
 @pytest.mark.parametrize(
     "rule",
-    ["general", "zscore", "raw_counts", "raw_text", "tfidf_text", "text_tfidf_zscore"],
+    [
+        "general",
+        "zscore",
+        "raw_counts",
+        "raw_text",
+        "tfidf_text",
+        "text_tfidf_zscore",
+        "tfidf_text_real_minmax",
+    ],
 )
 def test_streamed_preprocessing_equals_in_memory(rule, tmp_path):
     g = np.random.default_rng(1)
@@ -150,7 +158,8 @@ def test_streamed_preprocessing_equals_in_memory(rule, tmp_path):
     sparse = sp.csr_matrix(counts)
     histogram = g.dirichlet(np.ones(7), size=300)
     histogram[[4, 90]] = 0  # absent samples: the rule still reads a histogram
-    ds = MultiViewDataset([counts, mixed, signed, sparse, histogram])
+    weights = g.uniform(0.1, 1.0, size=(300, 9)) * (g.random((300, 9)) < 0.2)  # mostly zeros
+    ds = MultiViewDataset([counts, mixed, signed, sparse, histogram, weights])
     write_store(ds, tmp_path / "s")
     sources = open_streamed(tmp_path / "s").views
     for src in sources:
