@@ -122,6 +122,13 @@ class _StatsFacts:
         self.nonnegative = bool(s.lo.min() >= 0) if s.lo.size else True
         self.integer_valued = s.integer_valued
         self.density = s.density
+        self.binary = (
+            not self.empty
+            and self.nonnegative
+            and self.integer_valued
+            and bool(s.hi.size)
+            and float(s.hi.max()) == 1.0
+        )
         self.histogram = (
             not self.sparse
             and not self.empty

@@ -99,7 +99,7 @@ class MVSCHFD(BaseSolver):
     objective_label = "Σ α_v² ‖X_v − W_1⋯W_δ A Z‖²"
     #: the authors' demo z-scores every feature (mapstd); chosen leave one file out, bags of
     #: words get tf-idf instead (NGs 0.68 -> 0.996; docs/benchmarks/defaults.md)
-    auto_preprocessing = "text_tfidf_zscore"
+    auto_preprocessing = "text_tfidf_zscore_binary_l2"
     param_spec = PARAM_SPEC
 
     def __init__(

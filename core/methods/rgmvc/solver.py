@@ -111,7 +111,7 @@ class RGMVC(BaseSolver):
     objective_label = "F(γ) = max_G tr(GᵀA_γ) − ‖G‖²"
     objective_decreases = True
     #: cosine kernels on tf-idf text; dense views as the general rule
-    auto_preprocessing = "tfidf_text"
+    auto_preprocessing = "tfidf_text_binary_l2"
     param_spec = COMMON_PARAMS + ParamSpec(
         Param("max_iter", "int", 500, "Maximum outer (view-weight) iterations.", low=1, high=2000),
         Param(

@@ -100,6 +100,26 @@ def test_tfidf_text_real_minmax_scales_mostly_zero_weights_by_column(rng):
     assert names == ["auto: minmax"] and out[0].max() == 1.0 and out[0].min() == 0.0
 
 
+@pytest.mark.parametrize(
+    ("rule", "base"),
+    [("tfidf_text_binary_l2", "tfidf_text"), ("text_tfidf_zscore_binary_l2", "text_tfidf_zscore")],
+)
+def test_binary_l2_rules_leave_presence_data_unweighted(rng, rule, base):
+    """RG-MVC's and MVSC-HFD's rules: bags of words of 0/1 values (word presence, links) get
+    l2 instead of tf-idf; counts keep tf-idf, every other view the base rule's choice."""
+    counts = sp.random(40, 500, density=0.02, format="csr", random_state=1)
+    counts.data = np.ceil(counts.data * 9)
+    presence = counts.copy()
+    presence.data[:] = 1.0
+    ratings = rng.integers(0, 4, size=(40, 20)) * (rng.random((40, 20)) < 0.45)
+    assert choose_auto(counts, rule) == "tfidf"
+    assert choose_auto(presence, rule) == "l2"
+    assert choose_auto(presence.toarray(), rule) == "l2"  # stored dense, like WebKB-203
+    assert choose_auto(presence, base) == "tfidf"
+    for other in (ratings.astype(float), rng.normal(size=(40, 6)), rng.uniform(size=(40, 5))):
+        assert choose_auto(other, rule) == choose_auto(other, base)
+
+
 def test_text_tfidf_zscore_weighs_words_and_standardises_the_rest(rng):
     """MVSC-HFD's rule: tf-idf for bags of words (sparse non-negative, or dense counts with
     density < 0.1), the authors' z-score for everything else, including dense counts that

@@ -148,6 +148,8 @@ def test_summary_in_one_pass_equals_the_in_memory_summary(tmp_path):
         "tfidf_text",
         "text_tfidf_zscore",
         "tfidf_text_real_minmax",
+        "tfidf_text_binary_l2",
+        "text_tfidf_zscore_binary_l2",
     ],
 )
 def test_streamed_preprocessing_equals_in_memory(rule, tmp_path):
@@ -159,7 +161,8 @@ def test_streamed_preprocessing_equals_in_memory(rule, tmp_path):
     histogram = g.dirichlet(np.ones(7), size=300)
     histogram[[4, 90]] = 0  # absent samples: the rule still reads a histogram
     weights = g.uniform(0.1, 1.0, size=(300, 9)) * (g.random((300, 9)) < 0.2)  # mostly zeros
-    ds = MultiViewDataset([counts, mixed, signed, sparse, histogram, weights])
+    presence = (g.random((300, 40)) < 0.05).astype(np.float64)  # words present or not
+    ds = MultiViewDataset([counts, mixed, signed, sparse, histogram, weights, presence])
     write_store(ds, tmp_path / "s")
     sources = open_streamed(tmp_path / "s").views
     for src in sources:

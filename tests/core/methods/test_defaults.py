@@ -125,7 +125,7 @@ def test_cli_shows_the_auto_choice_and_the_automatic_values(capsys, tmp_path):
     argv = ["run", "--demo", "blobs_noisy_view", "--method", "mvsc-hfd", "--quiet"]
     assert main([*argv, "--report", str(record)]) == 0
     err = capsys.readouterr().err
-    assert "auto preprocessing for mvsc-hfd: tf-idf for bags of words, z-score every" in err
+    assert "auto preprocessing for mvsc-hfd: tf-idf for bags of word counts, l2 for 0/1" in err
     assert err.count(": auto: zscore") == 4  # every view, by the method's rule
     assert "automatic parameters: n_anchors=6, sample_norm=0.5" in err  # MVSC-HFD: 2c
     saved = json.loads(record.read_text())
