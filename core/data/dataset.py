@@ -158,10 +158,11 @@ def _all_rows_equal(view: View, block: int = 1024) -> bool:
                 return False
         return True
     first = view[0]
-    return all(
-        np.array_equal(view[a : a + block], np.broadcast_to(first, view[a : a + block].shape))
-        for a in range(0, view.shape[0], block)
-    )
+    for a in range(0, view.shape[0], block):
+        rows = view[a : a + block]
+        if not np.array_equal(rows, np.broadcast_to(first, rows.shape)):
+            return False
+    return True
 
 
 #: views of at most this many features are checked for repeating the labels (label_leaks)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Generator
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 
@@ -55,6 +55,17 @@ AUTO_REL_TOL = 1e-3
 LABELS_FROM = "spectral"
 #: automatic anchors: 10 per cluster, fewer when c is large (the cost grows as M³)
 MAX_AUTO_ANCHORS = 500
+
+
+class _Iterated(NamedTuple):
+    """What the alternating updates end with; ``state`` is None when they diverged."""
+
+    state: updates.ALPCState | None
+    history: list[float]
+    extra: dict[str, list[float]]
+    recon: np.ndarray
+    n_iter: int
+    converged: bool
 
 
 def auto_anchors_per_cluster(c: int) -> int:
@@ -327,24 +338,25 @@ class ALPC(BaseSolver):
 
         loop = {"lam1": lam1, "lam2": lam2, "simplex": simplex, "observed": observed}
         loop.update(groups=groups, sq_norms=sq_norms, relative=relative, tol=tol)
-        st, hist, extra, recon, it = yield from self._iterate(views, start(), rep, exact_p, **loop)
+        run = yield from self._iterate(views, start(), rep, exact_p, **loop)
         p_step = "exact" if exact_p else "code"
-        if st is None:  # the authors' P-step diverged: the exact one cannot (J non-increasing)
-            first = hist[0]
+        if run.state is None:  # the authors' P-step diverged; the exact one cannot (J decreases)
+            first, last = run.history[0], run.history[-1]
             log.warning("ALPC: the authors' P-step diverged; restarting with the exact P-step")
             yield rep.stage(
                 "init",
                 0.0,
-                f"the authors' P-step diverged (objective {first:.3g} -> {hist[-1]:.3g} in "
-                f"{it} iterations, λ1 = {lam1:.3g}): restarting with the exact P-step",
+                f"the authors' P-step diverged (objective {first:.3g} -> {last:.3g} in "
+                f"{run.n_iter} iterations, λ1 = {lam1:.3g}): restarting with the exact P-step",
             )
-            st, hist, extra, recon, it = yield from self._iterate(views, start(), rep, True, **loop)
+            run = yield from self._iterate(views, start(), rep, True, **loop)
             p_step = "exact (the authors' step diverged)"
-            if st is None:
+            if run.state is None:
                 raise ParamError(
-                    f"ALPC diverged (objective {hist[0]:.3g} -> {hist[-1]:.3g}) even with the "
-                    f"exact P-step; try a larger lambda1 (now {lam1:.3g})"
+                    f"ALPC diverged (objective {run.history[0]:.3g} -> {run.history[-1]:.3g}) "
+                    f"even with the exact P-step; try a larger lambda1 (now {lam1:.3g})"
                 )
+        st, recon = run.state, run.recon
         with blas_single():
             zt, rt = st.materialise(views)
         if self.labels_from == "argmax_R":
@@ -367,13 +379,13 @@ class ALPC(BaseSolver):
             labels, _ = yield from rep.follow(km, "postprocess", msg)
         return FitResult(
             labels=labels,
-            objective_history=hist,
-            n_iter=it,
-            converged=bool(extra.pop("converged")),
+            objective_history=run.history,
+            n_iter=run.n_iter,
+            converged=run.converged,
             view_weights=None,  # ALPC learns no view weights (spec §11)
             anchors=lift_all(spaces, [np.ascontiguousarray(a.T) for a in st.a]),
             anchor_graph=zt,
-            history=extra,
+            history=run.extra,
             attributes={
                 "anchor_indicator_": st.p,
                 "anchor_clusters_": np.argmax(st.p, axis=0).astype(np.int64),
@@ -400,12 +412,11 @@ class ALPC(BaseSolver):
         sq_norms: list[float],
         relative: bool,
         tol: float,
-    ) -> Generator[IterationState, None, tuple]:
-        """The alternating updates until the stopping rule or max_iter: (state, objective
-        history, extra histories with "converged", last reconstruction terms, iterations).
-        The state is None when the objective left every bound (the authors' P-step is not a
-        minimiser and can grow P without limit when λ1 is small: Reuters-600 under l2,
-        λ1 = 0.09, went 8.5e4 -> 2e22 in five iterations, then the SVD failed)."""
+    ) -> Generator[IterationState, None, _Iterated]:
+        """The alternating updates until the stopping rule or max_iter. The state is None
+        when the objective left every bound: the authors' P-step is not a minimiser and can
+        grow P without limit when λ1 is small (Reuters-600 under l2, λ1 = 0.09, went
+        8.5e4 -> 2e22 in five iterations, then the SVD failed)."""
         mode = self.formulation
         energy2 = max(sum(sq_norms), 1e-300) ** 2
         hist: list[float] = []
@@ -426,13 +437,13 @@ class ALPC(BaseSolver):
                     recon, anchor, coef = updates.objective_terms(sq_norms, st, lam1, lam2)
                     if observed is not None:
                         recon = incomplete.masked_recon(sq_norms, st, observed)
-            except (np.linalg.LinAlgError, ValueError):  # non-finite iterates
+            except np.linalg.LinAlgError:  # non-finite iterates: the SVD of a polar step
                 hist.append(np.inf)
-                return None, hist, extra, recon, it
+                return _Iterated(None, hist, extra, recon, it, False)
             obj = float(recon.sum() + anchor + coef)
             hist.append(obj)
             if not np.isfinite(obj) or obj > DIVERGED * hist[0]:
-                return None, hist, extra, recon, it
+                return _Iterated(None, hist, extra, recon, it, False)
             for key, val in zip(extra, (obj / energy2, recon.sum(), anchor, coef), strict=True):
                 extra[key].append(float(val))
             share = recon / max(recon.sum(), 1e-300)
@@ -451,5 +462,4 @@ class ALPC(BaseSolver):
             if it > 2 and change < tol:
                 converged = True
                 break
-        extra["converged"] = converged  # type: ignore[assignment]
-        return st, hist, extra, recon, it
+        return _Iterated(st, hist, extra, recon, it, converged)
