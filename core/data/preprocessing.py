@@ -26,7 +26,7 @@ down (this module knows nothing of methods). Rules (``AUTO_RULES``):
   density < 0.1) get ``tfidf``, every other view ``zscore`` (MVSC-HFD: z-scored word counts
   lose to tf-idf on every text file, NGs 0.68 / 0.996, BBC4view 0.85 / 0.945);
 * ``text_tfidf_zscore_binary_l2``: as ``text_tfidf_zscore``, but bags of words of presence /
-  absence (0/1) get ``l2`` (MVSC-HFD since 2026-11-29, the held-out choice on all 24 files:
+  absence (0/1) get ``l2`` (MVSC-HFD since 2026-11-29, the held-out choice on 22 of 24 files:
   WebKB-203's binary views 0.484 → 0.586, CiteSeer 0.576 → 0.592, 3-seed means);
 * ``raw_counts``: sparse views and dense count views (non-negative integers, density < 0.5)
   as stored (ALPC: the authors feed raw term counts; its stopping rule is calibrated on the raw
