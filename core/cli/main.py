@@ -306,11 +306,13 @@ def _print_summary(result: RunResult, solver: object, out: TextIO) -> None:
             + "\n"
         )
     if est := result.n_clusters_estimate:
-        from core.numerics.k_estimate import describe_estimate  # not needed for --help
+        from core.numerics.k_estimate import coarse_note, describe_estimate  # not for --help
 
         out.write(
             f"number of clusters estimated: {describe_estimate(est)} ({est['seconds']:.2f} s)\n"
         )
+        if note := coarse_note(est):
+            out.write(f"  note: {note}\n")
     sizes = np.bincount(result.labels)
     out.write(f"cluster sizes: {sizes.tolist()}\n")
     if result.metrics:

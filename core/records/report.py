@@ -22,7 +22,7 @@ import numpy as np
 from core.data.atomic import atomic_write, check_writable
 from core.data.preprocessing import AUTO_RULES
 from core.methods.base import normalized_weights
-from core.numerics.k_estimate import candidate_evidence, describe_estimate
+from core.numerics.k_estimate import candidate_evidence, coarse_note, describe_estimate
 from core.records.reproduce import plain, reproduce_command, solver_class, view_indices
 from core.records.runs import RunResult, package_versions
 from core.records.svg_charts import (
@@ -184,7 +184,9 @@ def _estimate_html(est: Mapping[str, Any]) -> str:
         f"<p>Number of clusters estimated without labels: <b>{escape(describe_estimate(est))}"
         "</b>. Candidates, best first: gap score (1 = the largest drop of the anchor-graph "
         "spectrum) and stability (agreement of clusterings of random subsamples, 1 = "
-        "identical).</p>\n" + html_table(["k", "gap score", "stability"], rows, "k-candidates")
+        "identical).</p>\n"
+        + (f"<p>Note: {escape(note)}.</p>\n" if (note := coarse_note(est)) else "")
+        + html_table(["k", "gap score", "stability"], rows, "k-candidates")
     )
 
 

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from core.experiments.sweep import format_value
 from core.experiments.tune import TuneResult, tune
-from core.numerics.k_estimate import candidate_evidence, describe_estimate
+from core.numerics.k_estimate import candidate_evidence, coarse_note, describe_estimate
 from core.numerics.n_clusters import estimate_n_clusters
 from mvc_gui.model.data_session import DataSession
 from mvc_gui.plots.k_curve import CANDIDATE_COLOURS, KCurvePlot
@@ -107,7 +107,9 @@ class ChooseK(QWidget):
             item.setData(Qt.ItemDataRole.UserRole, k)
             item.setForeground(QColor(CANDIDATE_COLOURS[rank]))
             self.candidates.addItem(item)
-        self.status.setText(text + " Click a candidate or a point to use another k.")
+        note = coarse_note(est)
+        note = f" Note: {note[0].upper()}{note[1:]}." if note else ""
+        self.status.setText(text + note + " Click a candidate or a point to use another k.")
         if self.dock is not None:
             self.dock.show()
             self.dock.raise_()

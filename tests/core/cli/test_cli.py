@@ -132,6 +132,8 @@ def test_run_without_labels_estimates_k_and_prints_it(unlabelled_mat, tmp_path, 
     # the estimate with the other plausible values, never a bare number
     line = next(x for x in out.splitlines() if x.startswith("number of clusters estimated:"))
     assert re.match(r"number of clusters estimated: k = 4 \(also plausible: \d+, \d+\)", line)
+    # a small estimate says it may be the coarse split of finer groups
+    assert "note: a small estimate can be the coarse split of finer groups" in out
     assert "cluster sizes: [40, 40, 40, 40]" in out
     record = json.loads(report.read_text())
     assert record["params"]["n_clusters"] == "auto"

@@ -257,6 +257,7 @@ def test_report_of_an_auto_k_run_says_the_estimate(tmp_path):
     result = RunResult.from_solver(model, view_names=ds.view_names, dataset={"name": ds.name})
     html = write_report(tmp_path / "r.html", result, ds.summary()).read_text(encoding="utf-8")
     assert "Number of clusters estimated without labels: <b>k = 3 (also plausible: " in html
+    assert "<p>Note: a small estimate can be the coarse split of finer groups" in html
     table = html.split('<table class="k-candidates">')[1].split("</table>")[0]
     ranked = result.n_clusters_estimate["ranked"]
     assert table.count("<tr>") == 1 + len(ranked) and "<td>3</td>" in table  # header + each

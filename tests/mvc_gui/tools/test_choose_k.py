@@ -91,6 +91,8 @@ def test_estimate_now_runs_in_a_worker_and_draws(qtbot, window):
     assert (
         tool.candidates.count() == 3 and "Estimated k = 3 (also plausible: " in tool.status.text()
     )
+    # k = 3 is small: the dock says it may be the coarse split of finer groups
+    assert "Note: A small estimate can be the coarse split of finer groups" in tool.status.text()
 
 
 def test_suggest_parameters_applies_the_best_cell(qtbot, loaded):
