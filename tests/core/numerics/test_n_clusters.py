@@ -13,7 +13,6 @@ from core.numerics.k_estimate import (
     candidate_evidence,
     coarse_note,
     describe_estimate,
-    larger_peaks,
     ranked_candidates,
 )
 from core.numerics.n_clusters import (
@@ -208,19 +207,12 @@ def test_an_estimate_reads_as_k_with_the_other_plausible_values():
     assert all(0 <= g <= 1 and -1 <= s <= 1 for _, g, s in evidence)
 
 
-def test_a_small_estimate_comes_with_a_caution_and_the_larger_peaks():
-    # a curve k = 2..12 peaking at 2 (the estimate), 7 and 10; 3 and 4 are shown beside 2
-    curve = [1.0, 0.6, 0.5, 0.2, 0.3, 0.7, 0.1, 0.2, 0.4, 0.1, 0.0]
-    est = {"k": 2, "runner_up": 3, "ranked": [2, 3, 4], "curve": curve, "curve_k0": 2}
-    assert larger_peaks(est) == [7, 10]
-    note = coarse_note(est)
-    assert "coarse split of finer groups" in note and note.endswith("peaks at 7, 10)")
-    # a peak next to the candidates shown (k = 5 after 4) is not offered again
-    assert larger_peaks({**est, "curve": [1.0, 0.6, 0.5, 0.7, 0.3]}) == []
+def test_a_small_estimate_comes_with_a_caution():
+    est = {"k": 2, "runner_up": 3, "ranked": [2, 3, 4]}
+    assert "coarse split of finer groups" in coarse_note(est)
+    assert coarse_note({"k": 4, "runner_up": 3}) == coarse_note(est)  # an older record too
     # above COARSE_K no caution: the estimate stands on its own
-    assert coarse_note({**est, "k": 9, "ranked": [9, 8, 10]}) == ""
-    # a record from before the curve was stored still gets the caution, without peaks
-    assert coarse_note({"k": 3, "runner_up": 2}).endswith("set the number of clusters")
+    assert coarse_note({"k": 9, "runner_up": 8, "ranked": [9, 8, 10]}) == ""
 
 
 def test_a_record_from_before_the_ranking_still_reads():
