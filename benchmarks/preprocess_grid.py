@@ -367,11 +367,13 @@ def run_grid(
     processes: int = 2,
     seed: int = 0,
     every_cell: bool = False,
+    only: Callable[[str, str], bool] | None = None,
 ) -> None:
     """Run every missing distinct (method, file, choices) cell, cheap first, appended to
     ``path`` as each ends (resumable). With ``seed`` other than 0, only the cells
     :func:`fresh_seed_cells` names (the rule's and the best fixed setting's), unless
-    ``every_cell``: then the whole grid of ``files`` (what :func:`held_out` averages)."""
+    ``every_cell``: then the whole grid of ``files`` (what :func:`held_out` averages).
+    ``only(method, setting name)`` keeps a subset of the settings."""
     import multiprocessing as mp
 
     for var in ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -383,6 +385,8 @@ def run_grid(
     tasks: dict[tuple[str, str, str], list[str]] = defaultdict(list)
     for (m, file), by_setting in table.items():
         for name, ch in by_setting.items():
+            if only is not None and not only(m, name):
+                continue
             if (m, file, ch) not in done and (wanted is None or (m, file, ch) in wanted):
                 tasks[m, file, ch].append(name)
     # the paper methods first, then the baselines; cheap cells first within each
