@@ -27,6 +27,11 @@ before issue 25, true k, seed 0 (``preprocess_grid.run_grid``, cells appended to
 docs/benchmarks/external_grid.csv as they end, resumable). The table: the rule's regret against
 the best fixed setting (the issue's yardstick, within 0.05), the previous rule's, and the
 default's ACC against the best peer default (k-means on the concatenation, anchor-sc).
+``--grid --seed 1`` (and 2) re-runs the files of ``SMALL`` with another seed.
+
+``--grid --every-candidate`` runs every candidate rule of the shared grid too, and
+``--pooled`` (with MVC_DATASETS set as well) then chooses each file's rule leave-one-file-out
+over the shared files and these together (``preprocess_grid.held_out`` on both).
 """
 
 from __future__ import annotations
@@ -225,6 +230,42 @@ def grid_table(methods, files) -> list[str]:
     return [*rows, "", *per_file]
 
 
+def pooled_held_out(methods, shared: Path) -> list[str]:
+    """``preprocess_grid.held_out`` over the shared files and these together: one folder of
+    links to both sets and one grid of both CSVs (in a temporary folder)."""
+    import tempfile
+
+    import defaults
+    from preprocess_grid import GRID_CSV as SHARED_GRID
+    from preprocess_grid import held_out
+
+    with tempfile.TemporaryDirectory() as tmp:
+        pool = Path(tmp)
+        for name in defaults.FILES:
+            (pool / f"{name}.mat").symlink_to(shared / f"{name}.mat")
+        for name in FILES:
+            (pool / f"{name}.mat").symlink_to(external_dir() / f"{name}.mat")
+        grid = pool / "grid.csv"
+        with grid.open("w") as out:
+            for i, part in enumerate((SHARED_GRID, GRID_CSV)):
+                text = part.read_text().splitlines(keepends=True)
+                out.writelines(text if i == 0 else text[1:])
+        os.environ["MVC_DATASETS"] = str(pool)
+        table = held_out(methods, [*defaults.FILES, *FILES], grid, pool / "none.csv")
+    summary = table.split("\n\n")[0]
+    return [
+        f"## Leave one file out over the {len(defaults.FILES)} shared files and these "
+        f"{len(FILES)} together",
+        "",
+        "`--pooled`: each file's rule chosen among every candidate on the other "
+        f"{len(defaults.FILES) + len(FILES) - 1} (the shared grid's candidates, every one "
+        "run on these files too with `--grid --every-candidate`); the small files of both "
+        "sets on 3-seed means.",
+        "",
+        summary,
+    ]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--k", action="store_true", help="estimate k on every file")
@@ -233,12 +274,23 @@ def main() -> None:
     ap.add_argument("--files", default=",".join(FILES))
     ap.add_argument("--processes", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--every-candidate",
+        action="store_true",
+        help="with --grid: every candidate rule of the shared grid, not only the method's rule",
+    )
+    ap.add_argument(
+        "--pooled",
+        action="store_true",
+        help="leave-one-file-out over the shared and these files together (needs MVC_DATASETS)",
+    )
     ap.add_argument("--out", default=str(DOCS / "external_files.md"))
     args = ap.parse_args()
     files, methods = args.files.split(","), args.methods.split(",")
     bad = [x for x in files if x not in SOURCES] + [m for m in methods if m not in GRID_METHODS]
     if bad:
         sys.exit(f"unknown files or methods {bad}")
+    shared = os.environ.get("MVC_DATASETS")
     # preprocess_grid reads files by name from MVC_DATASETS, in its workers too
     os.environ["MVC_DATASETS"] = str(external_dir())
     if args.k:
@@ -254,7 +306,7 @@ def main() -> None:
             args.processes,
             seed=args.seed,
             every_cell=bool(args.seed),
-            only=_kept,
+            only=None if args.every_candidate else _kept,
         )
     lines = [
         "# Files nobody tuned on",
@@ -272,6 +324,10 @@ def main() -> None:
     if GRID_CSV.exists():
         lines += ["", "## Preprocessing and defaults (true k; seeds 0-2 on the small files)", ""]
         lines += grid_table([m for m in GRID_METHODS if m in methods], list(FILES))
+    if args.pooled:
+        if not shared:
+            sys.exit("--pooled needs MVC_DATASETS: the shared files are half of the pool")
+        lines += ["", *pooled_held_out([m for m in GRID_METHODS if m in methods], Path(shared))]
     text = "\n".join(lines) + "\n"
     print(text)
     if args.out:
