@@ -230,6 +230,45 @@ def grid_table(methods, files) -> list[str]:
     return [*rows, "", *per_file]
 
 
+def pooled_k() -> list[str]:
+    """benchmarks/choose_k.py's held-out choice of the estimator's rule, over the shared files
+    and these together (MVC_DATASETS pointing to a folder of both)."""
+    import choose_k
+
+    names = [f"{x}.mat" for x in FILES]
+    cases = {}
+    for name in [*choose_k.labelled_files(), *choose_k.CONSTRUCTIONS, *choose_k.PROXIES]:
+        ev = choose_k.evidence(name, 0)
+        if ev is not None:
+            cases[name] = ev
+    nested, _, _ = choose_k.held_out(cases)
+    rows = [
+        "| files | exact | within 25 % | true k among the three shown |",
+        "|---|---|---|---|",
+    ]
+    for label, group in (
+        ("shared", [f for f in nested if f not in names]),
+        ("these", [f for f in nested if f in names]),
+        ("all", list(nested)),
+    ):
+        h = sum(choose_k.hits(nested[f][1], cases[f]["c"]) for f in group)
+        n = len(group)
+        rows.append(
+            f"| {label} ({n}) | {h[0]:.0f} ({100 * h[0] / n:.0f} %) | "
+            f"{h[1]:.0f} ({100 * h[1] / n:.0f} %) | {h[2]:.0f} ({100 * h[2] / n:.0f} %) |"
+        )
+    return [
+        f"## The number of clusters, leave one file out over the shared files and these "
+        f"{len(FILES)} together",
+        "",
+        "Each file's rule (neighbours, size weight, thresholds, alternatives shown) chosen on "
+        "the other files by `benchmarks/choose_k.py`'s nested procedure, the constructions "
+        "required within 25 % as there:",
+        "",
+        *rows,
+    ]
+
+
 def pooled_held_out(methods, shared: Path) -> list[str]:
     """``preprocess_grid.held_out`` over the shared files and these together: one folder of
     links to both sets and one grid of both CSVs (in a temporary folder)."""
@@ -241,8 +280,8 @@ def pooled_held_out(methods, shared: Path) -> list[str]:
 
     with tempfile.TemporaryDirectory() as tmp:
         pool = Path(tmp)
-        for name in defaults.FILES:
-            (pool / f"{name}.mat").symlink_to(shared / f"{name}.mat")
+        for path in shared.glob("*.mat"):  # every labelled file: choose_k reads them all
+            (pool / path.name).symlink_to(path)
         for name in FILES:
             (pool / f"{name}.mat").symlink_to(external_dir() / f"{name}.mat")
         grid = pool / "grid.csv"
@@ -252,10 +291,13 @@ def pooled_held_out(methods, shared: Path) -> list[str]:
                 out.writelines(text if i == 0 else text[1:])
         os.environ["MVC_DATASETS"] = str(pool)
         table = held_out(methods, [*defaults.FILES, *FILES], grid, pool / "none.csv")
+        k_lines = pooled_k()
     summary = table.split("\n\n")[0]
     return [
-        f"## Leave one file out over the {len(defaults.FILES)} shared files and these "
-        f"{len(FILES)} together",
+        *k_lines,
+        "",
+        f"## Preprocessing, leave one file out over the {len(defaults.FILES)} shared files "
+        f"and these {len(FILES)} together",
         "",
         "`--pooled`: each file's rule chosen among every candidate on the other "
         f"{len(defaults.FILES) + len(FILES) - 1} (the shared grid's candidates, every one "
