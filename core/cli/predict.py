@@ -39,6 +39,9 @@ def cmd_predict(args: argparse.Namespace) -> int:
     labels = model.predict(ds)
     write_labels_csv(args.out, labels, ds.labels, ds.ids.tolist(), ds.class_names)
     sizes = np.bincount(labels, minlength=model.assigner.n_clusters).tolist()
+    # how far the stored reference reproduces the run's own labels: the trust a user can put in
+    # the assignment (weak clusters are reproduced poorly)
+    sys.stdout.write(f"reference points: {model.assigner.source}\n")
     sys.stdout.write(f"{labels.size} samples assigned; cluster sizes {sizes}\n")
     sys.stdout.write(f"labels written to {args.out}\n")
     return 0

@@ -64,14 +64,14 @@ def prediction_reference(
     ]
     if (own := _own_anchors(solver, views)) is not None:
         candidates.insert(0, own)
-    if len(candidates) == 1:
-        return candidates[0]
     rest = np.setdiff1d(np.arange(labels.size), rows)
     # 500 samples tell two candidates apart (a 10-point gap is > 4 standard errors) at a
     # quarter of the cost of 2000: this runs after every fit, ~1 s at 10k x 1000 features
     check = rest if rest.size <= CHECK_SAMPLES else rng.choice(rest, CHECK_SAMPLES, replace=False)
     if check.size == 0:
         return candidates[0]
+    # measured for a lone candidate too: weak clusters are reproduced poorly by any reference,
+    # and `mvc predict` says how well
     sub = [x[check] for x in views]
     agree = [float(np.mean(a.predict(sub) == labels[check])) for a in candidates]
     best = candidates[int(np.argmax(agree))]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -52,6 +53,10 @@ def test_every_method_predicts_its_own_clusters(method):
     solver.fit([v[:200] for v in views])
     pred = solver.predict([v[200:] for v in views])
     assert pred.shape == (40,) and solver.assigner_.source
+    # every reference says how far it reproduces the run's own labels (on fitted samples
+    # outside it), whether or not it competed with another: here, well-separated blobs
+    share = re.search(r"reproduces (\d+\.\d)% of the run's labels", solver.assigner_.source)
+    assert share and float(share.group(1)) >= 95.0
     # well separated blobs: the new samples join the clusters of their classes
     fitted = all_metrics(labels[:200], solver.labels_)["acc"]
     assert all_metrics(labels[200:], pred)["acc"] >= fitted - 0.05
@@ -66,7 +71,7 @@ def _handwritten():
     return load_demo("handwritten")  # the UCI handwritten digits too
 
 
-def test_predict_held_out_handwritten(tmp_path, record_property):
+def test_predict_held_out_handwritten(tmp_path, record_property, capsys):
     """Fit FMDC (defaults) on 80 %, assign the other 20 % with `mvc predict`."""
     ds = _handwritten()
     rng = np.random.default_rng(0)
@@ -88,6 +93,8 @@ def test_predict_held_out_handwritten(tmp_path, record_property):
     assert (tmp_path / "run.predict.npz").exists()
     assert mvc(["predict", "--run", str(run), str(files["new"]), "--out",
                 str(tmp_path / "new.csv")]) == 0  # fmt: skip
+    said = capsys.readouterr().out  # what the assignment rests on, and how far to trust it
+    assert re.search(r"reference points: .*\(reproduces \d+\.\d% of the run's labels\)", said)
     assert mvc(["run", str(files["all"]), *base, "--out", str(tmp_path / "all.csv")]) == 0
     fit, new, full = (labels_of(tmp_path / f"{p}.csv") for p in ("fit", "new", "all"))
     truth = ds.labels[order]
