@@ -72,6 +72,9 @@ def assign_file(host: ToolHost, model: PredictionModel, path: str, out: str) -> 
         written, labels = res
         sizes = np.bincount(labels).tolist()
         host.stage_label.setText(f"Assigned {labels.size} samples {sizes}; wrote {written}")
+        said = f"Assigned {labels.size} samples; reference points: {model.assigner.source}."
+        host.stage_label.setToolTip(said)
+        host.messages.show_message("info", said)
 
     def loaded(res: tuple) -> None:
         session = res[0]

@@ -40,6 +40,9 @@ def test_assign_new_samples_from_the_window(qtbot, solver_mode, window, tmp_path
     out = tmp_path / "assigned.csv"
     assign_file(window, model, str(new), str(out))  # read in the loader child, then assigned
     qtbot.waitUntil(lambda: "Assigned 60 samples" in window.stage_label.text(), timeout=60_000)
+    # what the assignment rests on, and how far it reproduces the run's own labels
+    assert "reproduces" in window.stage_label.toolTip()
+    assert window.messages.level == "info" and "reference points: " in window.messages.text
     got = np.array([int(r["cluster"]) for r in csv.DictReader(open(out))])
     assert got.size == 60 and all_metrics(labels[240:], got)["acc"] >= 0.95
     bad = tmp_path / "bad.npz"
