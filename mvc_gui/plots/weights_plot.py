@@ -28,7 +28,8 @@ def tick_labels(names: list[str], slot: float, metrics: QFontMetricsF) -> list[s
     """The names under bars ``slot`` pixels apart: one row if each fits its slot, else two
     staggered rows (odd bars' names on the second line, so each has two slots), shortened
     with an ellipsis where even two slots are too narrow: at the end, or in the middle when
-    that left names alike ("view 1", "view 2": "v…1", "v…2"); at least two letters stay."""
+    that left names alike ("view 1", "view 2": "v…1", "v…2"); at least two letters stay.
+    Where shortened names are no longer told apart, the views' numbers (1, 2, ...)."""
     gap = metrics.horizontalAdvance("  ")
     if all(metrics.horizontalAdvance(nm) + gap <= slot for nm in names):
         return list(names)
@@ -38,6 +39,12 @@ def tick_labels(names: list[str], slot: float, metrics: QFontMetricsF) -> list[s
         short = [_elide(nm, metrics, mode, room) for nm in names]
         if len(set(short)) == len(set(names)):  # still tells the views apart
             break
+    if len(set(short)) < len(set(names)):
+        # a dozen views in a narrow panel: "view 1" and "view 11" both shorten to "v…1"; the
+        # views' numbers tell them apart, and the plot's tooltip names them
+        short = [str(i + 1) for i in range(len(names))]
+        if all(metrics.horizontalAdvance(s) + gap <= slot for s in short):
+            return short
     return [s if i % 2 == 0 else "\n" + s for i, s in enumerate(short)]
 
 

@@ -221,6 +221,15 @@ def test_tick_labels_fit_stagger_or_shorten(qtbot):
     shown = tick_labels(alike, 9, fm)
     assert all(_names(s, n) for s, n in zip(shown, alike, strict=True)), shown
     assert len({s.strip() for s in shown}) == 6, shown
+    # a dozen views in a narrow panel (ProteinFold's 12): "view 1" and "view 11" would both
+    # shorten to "v…1"; every view stays told apart, by its number where names cannot
+    twelve = [f"view {i + 1}" for i in range(12)]
+    for slot in (6, 9, 14):
+        shown = [s.strip() for s in tick_labels(twelve, slot, fm)]
+        assert len(set(shown)) == 12, (slot, shown)
+        numbers = [str(i + 1) for i in range(12)]
+        assert shown == numbers or all(map(_names, shown, twelve)), (slot, shown)
+    assert [s.strip() for s in tick_labels(twelve, 6, fm)] == [str(i + 1) for i in range(12)]
 
 
 def _drawn_ticks(plot) -> list[str]:
