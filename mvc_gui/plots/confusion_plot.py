@@ -19,6 +19,13 @@ __all__ = ["ConfusionPlot"]
 MAX_TEXT_CELLS = 400
 
 
+def thinned(names: list[str], extent: float, cell_px: float) -> list[tuple[float, str]]:
+    """Ticks at the cells' centres, a name on every s-th: s the fewest cells that hold one
+    name of ``extent`` pixels (each cell ``cell_px`` wide), the others left unnamed."""
+    step = max(1, int(np.ceil(extent / cell_px))) if cell_px > 0 else 1
+    return [(i + 0.5, nm if i % step == 0 else "") for i, nm in enumerate(names)]
+
+
 def _short(count: int) -> str:
     return f"{count / 1000:.1f}k" if count >= 10_000 else str(count)
 
@@ -142,6 +149,8 @@ class ConfusionPlot(PlotBox):
         self._key: tuple | None = None  # (row source, labels, k) on display
         self._last: tuple[np.ndarray, int] | None = None  # the clusters on display, and k
         view.scene().sigMouseClicked.connect(self._on_mouse_clicked)
+        self._tick_names: tuple[list[str], list[str]] = ([], [])
+        self.plot.getViewBox().sigResized.connect(self._update_ticks)
         self.setToolTip(
             "Click a cell to select the samples of that row in that cluster, the colour strip "
             "above a column to select the whole cluster (Shift adds, Ctrl subtracts)"
@@ -208,6 +217,7 @@ class ConfusionPlot(PlotBox):
         self.highlight.hide()
         self.counts.clear()
         # in words, not an empty axis scaled by pyqtgraph's defaults
+        self._tick_names = ([], [])
         self.plot.getAxis("bottom").setTicks([[]])
         self.plot.getAxis("left").setTicks([[]])
         self.plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
@@ -254,11 +264,22 @@ class ConfusionPlot(PlotBox):
         self.image.setRect(QRectF(0, 0, cols, rows))
         self.strip.setImage(strip_image(order, cols, False), autoLevels=False, levels=(0, 255))
         self.strip.setRect(QRectF(0, -0.35, cols, 0.25))
-        self.plot.getAxis("bottom").setTicks([[(j + 0.5, str(c)) for j, c in enumerate(order)]])
-        names = self.class_names
-        self.plot.getAxis("left").setTicks([[(i + 0.5, names[i]) for i in range(rows)]])
+        self._tick_names = ([str(c) for c in order], list(self.class_names[:rows]))
+        self._update_ticks()
         self.plot.setRange(xRange=(0, cols), yRange=(-0.4, rows), padding=0.02)
         self.counts.set_cells(counts, norm)
+
+    def _update_ticks(self, *_args) -> None:
+        """Every column's cluster and every row's name where they fit; with many of them in a
+        small panel (27 classes), every s-th, so that none runs into the next."""
+        cols, rows = self._tick_names
+        box = self.plot.getViewBox()
+        fm = QFontMetricsF(self.plot.getAxis("bottom").style.get("tickFont") or QFont())
+        x_px = box.width() / max(len(cols), 1)
+        y_px = box.height() / max(len(rows) + 0.4, 1)
+        widest = max((fm.horizontalAdvance(c) for c in cols), default=0.0)
+        self.plot.getAxis("bottom").setTicks([thinned(cols, widest + 4, x_px)])
+        self.plot.getAxis("left").setTicks([thinned(rows, fm.height(), y_px)])
 
     def set_highlight(self, cluster: int | None) -> None:
         hits = np.flatnonzero(self.order == cluster) if cluster is not None else []

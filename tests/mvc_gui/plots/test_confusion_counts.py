@@ -17,3 +17,34 @@ def test_numbers_wider_than_their_cell_are_left_out(qtbot):
     narrow = [c[2] for c in item.fitting(14.0)]
     assert narrow == ["5", "7"]
     assert [c[2] for c in item.fitting(200.0)] == ["123.5k", "5", "7"]
+
+
+def test_axis_names_are_thinned_where_they_would_run_together(qtbot):
+    from mvc_gui.plots.confusion_plot import ConfusionPlot, thinned
+
+    # room for every name: all kept, at the cells' centres
+    assert thinned(["0", "1", "2"], 8.0, 20.0) == [(0.5, "0"), (1.5, "1"), (2.5, "2")]
+    # 27 rows of 14 px names in 5 px cells: every 3rd named, ticks kept on every cell
+    ticks = thinned([str(i + 1) for i in range(27)], 14.0, 5.0)
+    assert len(ticks) == 27 and [t for _, t in ticks if t] == [str(i) for i in range(1, 28, 3)]
+    # in the panel: 27 classes x 27 clusters in a small plot, then a large one
+    plot = ConfusionPlot()
+    qtbot.addWidget(plot)
+    plot.resize(260, 240)
+    plot.show()
+    names = [f"class {i}" for i in range(27)]
+    plot.reset(names)
+    y = np.repeat(np.arange(27), 4)
+    plot.set_labels(y, y.copy(), 27)
+    qtbot.waitUntil(lambda: plot.plot.getViewBox().height() > 0, timeout=60_000)
+    plot._update_ticks()
+
+    def named(axis: str) -> int:
+        return sum(1 for _, t in plot.plot.getAxis(axis)._tickLevels[0] if t)
+
+    small = named("left"), named("bottom")
+    assert 0 < small[0] < 27 and 0 < small[1] < 27  # thinned, never none
+    plot.resize(1400, 1400)
+    qtbot.waitUntil(lambda: plot.plot.getViewBox().height() > 900, timeout=60_000)
+    plot._update_ticks()
+    assert named("left") == 27 and named("bottom") == 27
