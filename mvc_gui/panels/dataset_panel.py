@@ -51,6 +51,51 @@ def _fmt(x: float) -> str:
     return f"{x:.3g}"
 
 
+#: classes named in the panel; more are counted and listed in the tooltip (100 classes filled
+#: the dock and pushed the views table under the reference-labels row)
+SHOWN_CLASSES = 12
+
+
+def classes_text(classes: list, counts: list) -> tuple[str, str]:
+    """The panel's line on the classes (at most SHOWN_CLASSES named, with their sizes) and
+    the tooltip's full list."""
+    items = [f"{c} ({k})" for c, k in zip(classes, counts, strict=False)] or [
+        str(c) for c in classes
+    ]
+    full = f"<b>{len(classes)} classes:</b> {', '.join(items)}"
+    if len(items) <= SHOWN_CLASSES:
+        return full, ""
+    sizes = f", {min(counts)}-{max(counts)} samples each" if counts else ""
+    if counts and min(counts) == max(counts):
+        sizes = f", {counts[0]} samples each"
+    shown = ", ".join(items[:SHOWN_CLASSES])
+    more = len(items) - SHOWN_CLASSES
+    return f"<b>{len(classes)} classes</b>{sizes}: {shown}, ... ({more} more)", full
+
+
+class WrappedLabel(QLabel):
+    """A word-wrapped label whose minimum height is that of its text at its width: a box
+    layout counts a wrapped label as one line, gave the views table less than its minimum,
+    and the table's last row lay under the reference-labels row."""
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__(text)
+        self.setWordWrap(True)
+
+    def _fit(self) -> None:
+        need = self.heightForWidth(self.width()) if self.width() > 0 else -1
+        if need > 0 and need != self.minimumHeight():
+            self.setMinimumHeight(need)
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self._fit()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+
 class DatasetPanel(QWidget):
     """Shows a :class:`DataSession`; edits its ``included``/``methods`` in place."""
 
@@ -122,8 +167,7 @@ class DatasetPanel(QWidget):
         self.reference.activated.connect(self._on_reference)
         row.addWidget(self.reference, 1)
         layout.addLayout(row)
-        self.classes = QLabel()
-        self.classes.setWordWrap(True)
+        self.classes = WrappedLabel()
         self.classes.setObjectName("helpText")
         layout.addWidget(self.classes)
 
@@ -144,11 +188,12 @@ class DatasetPanel(QWidget):
             self._fill_row(row, info)
         classes = summary.get("classes")
         if classes:
-            counts = summary.get("class_counts") or []
-            items = ", ".join(f"{c} ({k})" for c, k in zip(classes, counts, strict=False))
-            self.classes.setText(f"<b>{len(classes)} classes:</b> {items}")
+            text, full = classes_text(classes, summary.get("class_counts") or [])
+            self.classes.setText(text)
+            self.classes.setToolTip(full)
         else:
             self.classes.setText("No class labels in this file (metrics unavailable).")
+            self.classes.setToolTip("")
         self.ids_info.setText(ids_text(ds, summary))
         self.ids_info.setVisible(bool(self.ids_info.text()))
         self._show_notes(len(warnings))

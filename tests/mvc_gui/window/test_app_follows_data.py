@@ -404,3 +404,29 @@ def test_mvc_gui_code_names_no_method():
             if m := pattern.search(text):
                 found.append(f"{path.relative_to(root.parent)}:{node.lineno}: {m.group(0)!r}")
     assert not found, "\n".join(found)
+
+
+def test_a_hundred_classes_leave_the_views_table_in_view(qtbot, window):
+    """100Leaves: the list of 100 classes with their sizes filled the Data dock and the
+    reference-labels row covered the views table; a dozen are named, all in the tooltip."""
+    from mvc_gui.panels.dataset_panel import SHOWN_CLASSES
+
+    views, _ = make_blobs_views(n=400, c=4, dims=(3, 4, 5))
+    labels = np.repeat(np.arange(100), 4)
+    ds = MultiViewDataset(views=views, labels=labels, name="leaves", source="test:leaves")
+    window.resize(1280, 800)
+    window.show()
+    _load(window, ds)
+    panel = window.dataset_panel
+    qtbot.waitUntil(lambda: _visible_rows(panel.table) >= 3, timeout=120_000)
+    text = panel.classes.text()
+    assert "100 classes</b>, 4 samples each:" in text and "(88 more)" in text
+    assert text.count("(4)") == SHOWN_CLASSES
+    assert panel.classes.toolTip().count("(4)") == 100  # every class, with its size
+
+    # once laid out, the reference-labels row sits below the table, not over its rows
+    def below_table() -> bool:
+        table_bottom = panel.table.mapTo(panel, panel.table.rect().bottomLeft()).y()
+        return panel.reference.mapTo(panel, panel.reference.rect().topLeft()).y() >= table_bottom
+
+    qtbot.waitUntil(below_table, timeout=120_000)
