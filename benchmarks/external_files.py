@@ -364,7 +364,8 @@ def main() -> None:
         cache = json.loads(K_JSON.read_text())
         lines += ["## Number of clusters", "", *k_table(cache, [x for x in FILES if x in cache])]
     if GRID_CSV.exists():
-        lines += ["", "## Preprocessing and defaults (true k; seeds 0-2 on the small files)", ""]
+        title = "## Preprocessing and defaults (true k; mean over the seeds each file has run)"
+        lines += ["", title, ""]
         lines += grid_table([m for m in GRID_METHODS if m in methods], list(FILES))
     if args.pooled:
         if not shared:
