@@ -19,8 +19,8 @@ __all__ = [
     "ranked_candidates",
 ]
 
-#: an estimate this small may be the coarse split of finer groups: on 10 of 13 public files
-#: with 5-100 classes that no rule was chosen on, the estimate was 2-4 (docs/tuning.md)
+#: an estimate this small may be the coarse split of finer groups: on 11 of 12 public files
+#: of 5-100 classes that no rule was chosen on, the estimate was 2-4 (docs/tuning.md)
 COARSE_K = 4
 
 
