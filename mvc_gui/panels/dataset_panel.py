@@ -59,15 +59,14 @@ SHOWN_CLASSES = 12
 def classes_text(classes: list, counts: list) -> tuple[str, str]:
     """The panel's line on the classes (at most SHOWN_CLASSES named, with their sizes) and
     the tooltip's full list."""
-    items = [f"{c} ({k})" for c, k in zip(classes, counts, strict=False)] or [
-        str(c) for c in classes
-    ]
+    items = [f"{c} ({k})" for c, k in zip(classes, counts, strict=False)] or list(map(str, classes))
     full = f"<b>{len(classes)} classes:</b> {', '.join(items)}"
     if len(items) <= SHOWN_CLASSES:
         return full, ""
-    sizes = f", {min(counts)}-{max(counts)} samples each" if counts else ""
-    if counts and min(counts) == max(counts):
-        sizes = f", {counts[0]} samples each"
+    sizes = ""
+    if counts:
+        lo, hi = min(counts), max(counts)
+        sizes = f", {lo} samples each" if lo == hi else f", {lo}-{hi} samples each"
     shown = ", ".join(items[:SHOWN_CLASSES])
     more = len(items) - SHOWN_CLASSES
     return f"<b>{len(classes)} classes</b>{sizes}: {shown}, ... ({more} more)", full
