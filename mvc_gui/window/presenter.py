@@ -213,6 +213,9 @@ class RunPresenter(QObject):
             self.heatmap.clear(GRAPH_PENDING)
 
     def on_run_stopped(self, history: RunHistory) -> None:
+        # frames that arrived inside the redraw throttle were never drawn: the plots end on
+        # the last state the run reached, not on the last one that happened to be painted
+        self.on_iteration_done(history)
         self._spread.flush()
         result = history.result
         self.results.status.setText(f"<b>{history.method}</b>: stopped by the user.")
@@ -222,6 +225,8 @@ class RunPresenter(QObject):
         self.run_shown.emit()
 
     def on_run_failed(self, message: str, details: str) -> None:
+        if self.history is not None:
+            self.on_iteration_done(self.history)
         self._spread.flush()  # the last state the run reached stays on display
         self.results.status.setText("The run failed (see the message above the plots).")
         self.status_changed.emit("Failed.", -1)
@@ -334,12 +339,13 @@ class RunPresenter(QObject):
         self.convergence.objective.enableAutoRange()
         if history is None or history is not self.history or history.last is None:
             return
-        self.on_iteration_done(history)
         if history.result is not None and history.final is not None:
+            self.on_iteration_done(history)
             self.on_run_finished(history)
         elif history.result is not None:
-            self.on_run_stopped(history)
+            self.on_run_stopped(history)  # (draws the latest state)
         else:  # paused mid-run: the metrics of the latest state
+            self.on_iteration_done(history)
             last = history.last
             extra = [("iteration", str(last.state.iteration))]
             self.results.show_metrics(metric_rows(last.metrics, extra))

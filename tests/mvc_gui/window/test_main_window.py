@@ -154,6 +154,19 @@ def test_stop_mid_run_and_stale_parameters(qtbot, loaded):
     assert len(loaded.plots["convergence"].curve.getData()[0]) == n_before
 
 
+def test_a_stopped_run_shows_every_iteration_it_made(qtbot, loaded):
+    """Frames inside the redraw throttle are drawn when the user stops, not dropped."""
+    loaded.controller.iteration_done.disconnect(loaded.presenter.on_iteration_done)
+    loaded.method_panel.set_params({"max_iter": 1000, "delay": 0.02})
+    loaded.run()
+    qtbot.waitUntil(lambda: len(loaded.controller.history.iterations) >= 3, timeout=120_000)
+    with qtbot.waitSignal(loaded.controller.run_stopped, timeout=120_000):
+        loaded.stop_action.trigger()
+    x, _y = loaded.plots["convergence"].curve.getData()
+    assert list(x) == loaded.controller.history.iterations
+    assert loaded.plots["heatmap"].heat is loaded.controller.history.heat
+
+
 def test_run_error_shows_message_with_details(qtbot, loaded):
     loaded.method_panel.set_params({"fail_at": 2})
     with qtbot.waitSignal(loaded.controller.run_failed, timeout=120_000):
@@ -161,6 +174,8 @@ def test_run_error_shows_message_with_details(qtbot, loaded):
     assert loaded.messages.level == "error" and "fake failure" in loaded.messages.text
     assert "Traceback" in loaded.messages.details
     assert loaded.messages.details_button.isVisibleTo(loaded.messages)
+    x, _y = loaded.plots["convergence"].curve.getData()  # the state it reached stays shown
+    assert list(x) == loaded.controller.history.iterations
 
 
 def test_excluding_views_changes_representation(qtbot, loaded):
