@@ -28,7 +28,7 @@ def test_profiler_names_a_long_slot_and_delivers_every_event(qtbot):
     fired = []
     QTimer.singleShot(0, lambda: combo.addItems([f"item {i}" for i in range(200)]))
     QTimer.singleShot(0, lambda: (_busy_slot(0.08), fired.append(1)))
-    deadline = time.perf_counter() + 5.0
+    deadline = time.perf_counter() + 120.0
     while not fired and time.perf_counter() < deadline:
         process_events(app)
     events = profiler.stop()
@@ -42,7 +42,7 @@ def test_profiler_names_a_long_slot_and_delivers_every_event(qtbot):
 def test_process_events_without_a_profiler_processes_events(qtbot):
     fired = []
     QTimer.singleShot(0, lambda: fired.append(1))
-    deadline = time.perf_counter() + 5.0
+    deadline = time.perf_counter() + 120.0
     while not fired and time.perf_counter() < deadline:
         process_events(QApplication.instance())
     assert fired
@@ -87,11 +87,11 @@ def test_cpu_shares_name_the_busy_thread():
     def burn() -> None:
         _busy_slot(0.3)
         burnt.set()
-        done.wait(10)  # alive while reported (a thread that ended has no task to read)
+        done.wait(120)  # alive while reported (a thread that ended has no task to read)
 
     worker = threading.Thread(target=burn, name="burner")
     worker.start()
-    burnt.wait(10)
+    assert burnt.wait(120)
     report = shares.report()
     done.set()
     worker.join()

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 import sys
+import tempfile
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +20,12 @@ from core.experiments.sweep import Sweep, default_values, parse_grid, parse_seed
 from core.methods.base import COMMON_PARAMS, REGISTRY, BaseSolver, FitResult
 from core.methods.params import Param, ParamError, ParamSpec
 from tests.conftest import make_blobs_views
+
+
+def started_marker(x: np.ndarray) -> Path:
+    """A file named after the data, which a cell's solver creates when it starts running."""
+    digest = hashlib.sha1(np.ascontiguousarray(x, dtype=float).tobytes()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"mvc-slow-test-started-{digest}"
 
 
 class SlowSolver(BaseSolver):
@@ -32,6 +41,7 @@ class SlowSolver(BaseSolver):
         self.random_state, self.delay = random_state, delay
 
     def _run(self, views, rep):
+        started_marker(views[0]).touch()  # seen by the test in any worker process
         for it in range(1, self.max_iter + 1):
             time.sleep(self.delay)
             yield rep.iteration(it, 1.0 / it)
@@ -150,19 +160,29 @@ def test_cancel_between_cells_leaves_the_rest_not_run(blobs):
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_cancel_stops_running_cells(blobs, slow_solver, n_jobs):
     views, labels = blobs
+    views = [views[0] + np.random.default_rng().normal(scale=1e-9), *views[1:]]  # its own marker
+    marker = started_marker(views[0])
     axis = parse_grid("delay=0.05,0.06", "slow-test")
     sweep = Sweep("slow-test", [axis], [0], {"max_iter": 200})  # 10 s per cell uncancelled
     flag = CancelFlag()
     t = threading.Thread(
         target=run_sweep, args=(sweep, views, labels), kwargs={"n_jobs": n_jobs, "cancel": flag}
     )
-    t0 = time.perf_counter()
     t.start()
-    time.sleep(1.0 if n_jobs > 1 else 0.3)  # worker processes take a moment to start
-    flag.set()
-    t.join(timeout=10)
-    assert not t.is_alive() and time.perf_counter() - t0 < 6
+    try:
+        for _ in range(12_000):  # until a cell runs (a hang fails after 2 minutes)
+            if marker.exists() or not t.is_alive():
+                break
+            time.sleep(0.01)
+        assert marker.exists(), "no cell started"
+        flag.set()
+        t.join(timeout=120)
+        assert not t.is_alive()
+    finally:
+        flag.set()
+        marker.unlink(missing_ok=True)
     flag.cleanup()
+    # cancelled, not finished: a cell left to run would report "ok" after its 10 s
     assert all(r is None or r["status"] == "cancelled" for r in sweep.rows)
     assert any(r is not None for r in sweep.rows)  # a running cell stopped and reported
 

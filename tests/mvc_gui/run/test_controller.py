@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import signal
 import threading
-import time
 
 import pytest
 
@@ -38,19 +38,23 @@ def test_run_to_completion_emits_ordered_signals(qtbot, controller, small_datase
     assert not controller.running
 
 
-def test_stop_within_half_a_second_and_drops_late_frames(qtbot, controller, small_dataset):
+def test_stop_does_not_wait_for_the_solver_and_drops_late_frames(qtbot, controller, small_dataset):
+    # each iteration sleeps 2 s: a Stop that waited for the solver's next state would return
+    # after the solver thread had ended (no wall-clock bound, which a busy machine can miss)
     controller.start(
-        "fake", {"n_clusters": 3, "max_iter": 500, "delay": 0.05}, DataSession(small_dataset)
+        "fake", {"n_clusters": 3, "max_iter": 500, "delay": 2.0}, DataSession(small_dataset)
     )
     qtbot.waitUntil(lambda: bool(controller.history.iterations), timeout=120_000)
     worker = controller._worker
     late = []
     controller.iteration_done.connect(late.append)
-    t0 = time.perf_counter()
     with qtbot.waitSignal(controller.run_stopped, timeout=120_000):
         controller.stop()
-    assert worker.join(0.5)
-    assert time.perf_counter() - t0 < 0.5
+        solver_still_in_its_step = worker.is_alive()
+    assert not controller.running
+    if not controller.use_process:  # (a child is killed after a grace period instead)
+        assert solver_still_in_its_step
+    assert worker.join(120)  # then it ends: at its next state, or killed
     qtbot.wait(100)
     assert late == []
     assert controller.history.result.stopped_early
@@ -121,15 +125,18 @@ def test_stop_kills_a_process_stuck_in_a_long_step(qtbot, small_dataset):
     from mvc_gui.run.solver_process import SolverServer
 
     c = RunController(use_process=True)
-    c.start("fake", {"n_clusters": 3, "max_iter": 3, "delay": 8.0}, DataSession(small_dataset))
+    c.start("fake", {"n_clusters": 3, "max_iter": 3, "delay": 10.0}, DataSession(small_dataset))
     qtbot.waitUntil(
-        lambda: c.history.last is not None and c.history.last.state.stage == "graph", timeout=30_000
+        lambda: c.history.last is not None and c.history.last.state.stage == "graph",
+        timeout=120_000,
     )
     worker = c._worker
-    t0 = time.perf_counter()
+    child = SolverServer.shared()._proc
     c.stop()
-    assert worker.join(2.0)
-    assert time.perf_counter() - t0 < 1.0
+    assert worker.join(120)
+    # killed inside its 10 s step, not left to finish it (no wall-clock bound: the child's
+    # exit status says how it ended, however busy the machine)
+    assert child.wait(120) in (-signal.SIGTERM, -signal.SIGKILL)
     # the next run starts a fresh child and completes
     with qtbot.waitSignal(c.run_finished, timeout=60_000):
         c.start("fake", {"n_clusters": 3, "max_iter": 3}, DataSession(small_dataset))

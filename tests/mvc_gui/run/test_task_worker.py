@@ -23,7 +23,7 @@ def test_a_finished_task_releases_its_arguments(qtbot):
     worker.done.connect(results.append)
     worker.start()
     del payload
-    assert worker.join(10)
+    assert worker.join(120)
     qtbot.waitUntil(lambda: results == ["Payload"], timeout=120_000)
     gc.collect()
     assert parent.children() == [worker]  # still its parent's child...

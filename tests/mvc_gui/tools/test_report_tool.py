@@ -17,7 +17,7 @@ def _finished(qtbot, win, layout=False, **params):
     if layout:  # the embedding comes from its own worker
         qtbot.waitUntil(
             lambda: win.plots["embedding"].xy is not None and not win.embedder.busy,
-            timeout=30_000,
+            timeout=120_000,
         )
 
 

@@ -51,16 +51,16 @@ def test_cancel_stops_a_hanging_reader_and_keeps_the_dataset(qtbot, loaded, fake
     assert loaded.progress.value() == 500
     with qtbot.waitSignal(worker.cancelled, timeout=120_000):
         loaded.loading.cancel_button.click()
-    assert worker.join(5.0)
+    assert worker.join(120)
     assert loaded.session is before and "cancelled" in loaded.stage_label.text()
     assert loaded.loading.cancel_button.isHidden() and loaded.messages.level != "error"
 
 
 def test_a_reader_past_its_time_limit_is_stopped(qtbot, loaded, fake_reader):
-    loaded.loading.limits.timeout = 8.0  # (the child must start and say what it reads)
+    loaded.loading.limits.timeout = 10.0  # (the child must start and say what it reads)
     with qtbot.waitSignal(loaded.load_failed, timeout=120_000) as sig:
         loaded.open_path(fake_reader("hang"))
-    assert "did not finish within 8 s" in sig.args[0] and "variable 'X'" in sig.args[0]
+    assert "did not finish within 10 s" in sig.args[0] and "variable 'X'" in sig.args[0]
     assert loaded.session.dataset.name == "blobs"
 
 
@@ -75,5 +75,5 @@ def test_a_newer_load_replaces_one_under_way(qtbot, loaded, fake_reader, tmp_pat
     good = save_npz(MultiViewDataset(views=views, labels=labels, name="next"), tmp_path / "n.npz")
     with qtbot.waitSignal(loaded.data_loaded, timeout=120_000):
         loaded.open_path(str(good))
-    assert first.join(5.0)  # the first child was killed, its result ignored
+    assert first.join(120)  # the first child was killed, its result ignored
     assert loaded.session.dataset.name == "next" and loaded.session.dataset.n_samples == 90
