@@ -68,11 +68,12 @@ class CountsItem(pg.GraphicsObject):
         return [c[2] for c in self._cells]
 
     def fitting(self, cell_px: float) -> list[tuple[float, float, str, bool]]:
-        """The cells whose number fits inside a cell ``cell_px`` device pixels wide: a wider
-        one would run into its neighbours' numbers (many clusters at large n) and be read as
-        one long number; its colour still shows the share."""
+        """Every cell, if each number fits inside a cell ``cell_px`` device pixels wide, else
+        none: a wider one would run into its neighbours' numbers (many clusters at large n),
+        and showing only those that fit would show the small counts alone, read as the
+        matrix. The colours still show the shares."""
         width = self._metrics.horizontalAdvance
-        return [c for c in self._cells if width(c[2]) <= cell_px - 2]
+        return self._cells if all(width(c[2]) <= cell_px - 2 for c in self._cells) else []
 
     def boundingRect(self) -> QRectF:
         return self._bounds
