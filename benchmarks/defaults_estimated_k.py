@@ -2,13 +2,15 @@
 the labelled shared files: what an analyst without labels gets, next to the true k.
 
     MVC_DATASETS=../shared/datasets python benchmarks/defaults_estimated_k.py
-        [--methods fmdc,dtll,alpc] [--files A.mat,B.mat] [--seed 0] [--max-seconds 600]
+        [--methods fmdc,dtll,alpc] [--files A.mat,B.mat] [--seed 0] [--rerun]
 
 Every cell is run as ``mvc run FILE --method M --n-clusters auto --seed 0`` runs it: the
 method's ``auto`` preprocessing, then ``n_clusters="auto"`` resolved by
-``core.numerics.n_clusters.estimate_n_clusters`` inside the fit. Rows are appended to
+``core.numerics.n_clusters.estimate_n_clusters`` inside the fit, on the views every
+method's estimate reads (``core.data.prepare.estimate_views``). Rows are appended to
 docs/benchmarks/defaults_estimated_k.csv (method, file, seed, k_true, k_est, candidates,
-acc, nmi) as they finish, so the run can be resumed; cells already there are skipped. The
+acc, nmi) as they finish, so the run can be resumed; cells already there are skipped
+(``--rerun``: the rows of ``--methods`` at this seed are dropped first). The
 ACC with the true k is in docs/benchmarks/defaults.csv (benchmarks/defaults.py).
 ``--skip`` lists method:file cells not run (too slow on this machine); they are reported as
 skipped, not written.
@@ -26,6 +28,7 @@ from choose_k import labelled_files
 from _common import DOCS, datasets_dir
 from core.data.atomic import atomic_write
 from core.data.io import load_dataset
+from core.data.prepare import estimate_views
 from core.data.preprocessing import preprocess
 from core.methods import REGISTRY
 from core.numerics.metrics import accuracy, nmi
@@ -38,7 +41,7 @@ def run_cell(method: str, ds, seed: int) -> dict:
     cls = REGISTRY[method]
     views, _ = preprocess(ds.views, "auto", cls.auto_preprocessing)
     solver = cls.from_params({"n_clusters": "auto", "random_state": seed})
-    solver.fit(views)
+    solver.fit(views, k_views=estimate_views(ds.views, "auto", cls.auto_preprocessing))
     est = solver.n_clusters_estimate_
     return {
         "k_est": est["k"],
@@ -69,9 +72,13 @@ def main() -> None:
     ap.add_argument("--files", help="comma-separated file names (default: all labelled)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--skip", default="", help="method:file cells not to run")
+    ap.add_argument("--rerun", action="store_true", help="run the cells already written again")
     args = ap.parse_args()
     skip = {tuple(c.split(":")) for c in args.skip.split(",") if c}
     rows = read_rows()
+    if args.rerun:
+        again = set(args.methods.split(","))
+        rows = [r for r in rows if not (r["method"] in again and r["seed"] == str(args.seed))]
     done = {(r["method"], r["file"], r["seed"]) for r in rows}
     files = args.files.split(",") if args.files else labelled_files()
     for name in files:

@@ -14,7 +14,7 @@ from core.data.dataset import DataError, MultiViewDataset
 from core.data.io.aligned import ALIGN_MODES, DataSpec, ViewSource
 from core.data.io.missing import DEFAULT_MISSING, MISSING_POLICIES
 from core.data.open import DataSource, OpenPolicy, open_dataset
-from core.data.prepare import prepare_views
+from core.data.prepare import estimate_views, prepare_views
 from core.data.preprocessing import PREPROCESSORS, ViewTransform
 
 __all__ = [
@@ -96,6 +96,15 @@ def prepare(
     rule; each view's statistics from the samples that have it)."""
     choice = text.split(",") if "," in text else text
     return prepare_views(
+        ds.views, choice, method.auto_preprocessing, ds.observed, row_blocks=method.streams
+    )
+
+
+def views_for_k(ds: MultiViewDataset, text: str, method: type):
+    """What ``--n-clusters auto`` is estimated on for ``method`` after ``--preprocess``
+    (``core.data.prepare.estimate_views``; None: the method's own views)."""
+    choice = text.split(",") if "," in text else text
+    return estimate_views(
         ds.views, choice, method.auto_preprocessing, ds.observed, row_blocks=method.streams
     )
 

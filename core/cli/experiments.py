@@ -24,6 +24,7 @@ from core.cli.catalog import REGISTRY, source_literal
 from core.cli.data_args import add_data_args, load_data, select_views
 from core.cli.params import add_param_flags, collect_params
 from core.data.dataset import DataError, MultiViewDataset
+from core.data.prepare import estimate_views
 from core.data.preprocessing import preprocess
 from core.experiments.amputation import FILLS
 from core.methods.params import ParamError
@@ -266,12 +267,17 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         method, axes, parse_seeds(args.seeds), base_params_for(method, fixed, ds.n_classes)
     )
     backend = _backend(args)
-    views, chosen = preprocess(ds.views, _preprocessing(args), REGISTRY[method].auto_preprocessing)
+    rule = REGISTRY[method].auto_preprocessing
+    views, chosen = preprocess(ds.views, _preprocessing(args), rule)
     for name, how in zip(ds.view_names, chosen, strict=True):
         sys.stderr.write(f"preprocessing {name}: {how}\n")
+    k_views = estimate_views(ds.views, _preprocessing(args), rule)  # as mvc run estimates k
 
     def run(on_row: _Progress) -> None:
-        run_sweep(sweep, views, ds.labels, n_jobs=args.n_jobs, backend=backend, on_row=on_row)
+        run_sweep(
+            sweep, views, ds.labels, n_jobs=args.n_jobs, backend=backend, on_row=on_row,
+            k_views=k_views,
+        )  # fmt: skip
 
     if not _run_to_csv(sweep, run, args, "cells"):
         return 130

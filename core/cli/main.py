@@ -27,6 +27,7 @@ from core.cli.data_args import (
     prepare,
     select_views,
     view_numbers,
+    views_for_k,
 )
 from core.cli.experiments import add_experiment_parsers, run_experiment
 from core.cli.explain import add_explain_parser, cmd_explain
@@ -190,7 +191,8 @@ def cmd_run(full: argparse.Namespace) -> int:
     show = ProgressPrinter(err, quiet=full.quiet)
     t0 = time.perf_counter()
     try:
-        for state in solver.iterate(views, ds.observed):
+        k_views = views_for_k(ds, full.preprocess, cls)  # every method's estimate alike
+        for state in solver.iterate(views, ds.observed, k_views=k_views):
             show(state)
     except (DataError, ParamError) as exc:
         if not from_labels or "n_clusters" not in str(exc):

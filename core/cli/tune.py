@@ -20,6 +20,7 @@ from core.cli.catalog import REGISTRY, source_literal
 from core.cli.data_args import add_data_args, load_data, select_views
 from core.cli.params import add_param_flags, collect_params
 from core.data.atomic import atomic_write
+from core.data.prepare import estimate_views
 from core.data.preprocessing import preprocess
 from core.methods.params import ParamError, cli_flag
 
@@ -127,10 +128,12 @@ def cmd_tune(args: argparse.Namespace) -> int:
     rule = REGISTRY[method].auto_preprocessing  # auto follows the method's own rule
     err = sys.stderr
     variants: dict[str, Any] = {}
+    k_views: dict[str, Any] = {}  # what an auto k is estimated on, per preprocessing
     for how in compared or [args.preprocess]:
         spec = how.split(",") if "," in how else how
         views, chosen = preprocess(ds.views, spec, rule)
         variants[how] = views
+        k_views[how] = estimate_views(ds.views, spec, rule)
         for name, text in zip(ds.view_names, chosen, strict=True):
             err.write(f"preprocessing {name}: {text}" + (f" ({how})" if compared else "") + "\n")
     views = variants if compared else variants[args.preprocess]
@@ -150,6 +153,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
         true_labels=ds.labels,
         n_jobs=args.n_jobs,
         on_row=progress,
+        k_views=k_views if compared else k_views[args.preprocess],
     )
     _print(result, sys.stdout)
     if args.out:

@@ -91,10 +91,11 @@ def fit_cancellable(
     views: Sequence[object],
     cancelled: Callable[[], bool],
     observed: np.ndarray | None = None,
+    k_views: Sequence[object] | None = None,
 ) -> Any:
     """``solver.fit(views, observed=observed)``, checking ``cancelled()`` between states
-    (raises Cancelled)."""
-    gen = solver.iterate(views, observed)
+    (raises Cancelled). ``k_views``: what an ``auto`` k is estimated on, if not ``views``."""
+    gen = solver.iterate(views, observed, k_views=None if k_views is None else lambda: k_views)
     try:
         for _ in gen:
             if cancelled():

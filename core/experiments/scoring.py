@@ -84,12 +84,13 @@ def fit_and_score(
     true_labels: np.ndarray | None,
     cancelled: Callable[[], bool],
     observed: np.ndarray | None = None,
+    k_views: Sequence[object] | None = None,
 ) -> dict[str, Any]:
     """One job of a sweep or robustness experiment, in a worker: fit (cancellable), then the
     scores, time, iterations and normalised view weights (None for methods without them).
     ``labels`` (int32) is included for the plan's seed-to-seed comparisons."""
     t0 = time.perf_counter()
-    fit_cancellable(solver, views, cancelled, observed)
+    fit_cancellable(solver, views, cancelled, observed, k_views)
     seconds = time.perf_counter() - t0
     labels = np.asarray(solver.labels_)
     weights = getattr(solver, "view_weights_", None)

@@ -290,8 +290,8 @@ class Sweep(BatchPlan):
 # -- running ---------------------------------------------------------------------------------
 def _run_cell(cell: Cell, shared: tuple[Any, ...], cancelled: CancelCheck) -> dict[str, Any]:
     """One cell, in a worker: fit, then score."""
-    cls, views, truth = shared
-    return fit_and_score(cls.from_params(cell.params), views, truth, cancelled)
+    cls, views, truth, k_views = shared
+    return fit_and_score(cls.from_params(cell.params), views, truth, cancelled, None, k_views)
 
 
 def run_sweep(
@@ -303,13 +303,18 @@ def run_sweep(
     backend: str | None = None,
     on_row: Callable[[int, dict[str, Any]], None] | None = None,
     cancel: CancelFlag | None = None,
+    k_views: Callable[[], Sequence[object]] | None = None,
 ) -> Sweep:
     """Run every cell (``views`` already preprocessed); ``on_row(index, row)`` as each ends.
+    ``k_views``: what cells with an ``auto`` number of clusters estimate it on, when not
+    ``views`` (``core.data.prepare.estimate_views``; made once for the sweep).
 
     A failed cell becomes a row with ``status="error"``; a cancelled sweep keeps the rows
     that finished (the others stay None and are written as "not run")."""
     sweep.labels_known = true_labels is not None
-    shared = (REGISTRY[sweep.method], list(views), true_labels)
+    auto = any(c.params.get("n_clusters") == "auto" for c in sweep.cells)
+    kv = list(k_views()) if k_views is not None and auto else None
+    shared = (REGISTRY[sweep.method], list(views), true_labels, kv)
     sweep.run(_run_cell, shared, n_jobs=n_jobs, backend=backend, on_row=on_row, cancel=cancel)
     return sweep
 

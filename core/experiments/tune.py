@@ -41,6 +41,9 @@ __all__ = [
     "tune_axes",
 ]
 
+#: what an ``auto`` k is estimated on (``core.data.prepare.estimate_views``), or None
+KViews = Callable[[], Sequence[object]] | None
+
 CRITERIA = ("stability", "silhouette", "combined")
 #: mean pairwise ARI across seeds below which a cell is suggested only if every cell is below
 MIN_STABILITY = 0.3
@@ -294,12 +297,14 @@ def tune(
     n_jobs: int = 1,
     on_row: Callable[[int, dict[str, Any]], None] | None = None,
     cancel: CancelFlag | None = None,
+    k_views: KViews | Mapping[str, KViews] = None,
 ) -> TuneResult:
     """Run the grid of ``method`` over ``seeds`` on preprocessed ``views``; pick a cell
     without labels (``criterion``); with ``true_labels`` also the regret in ACC.
 
     ``views`` as {preprocessing name: views} adds preprocessing as an axis (the grid runs
-    on each; silhouettes are measured on the first entry's views)."""
+    on each; silhouettes are measured on the first entry's views). ``k_views``: what an
+    ``auto`` number of clusters is estimated on (``run_sweep``), per entry if a mapping."""
     if criterion not in CRITERIA:
         raise ParamError(f"unknown criterion {criterion!r}; choose one of {', '.join(CRITERIA)}")
     if len(seeds) < 2 and criterion != "silhouette":
@@ -321,7 +326,10 @@ def tune(
             if on_row is not None:
                 on_row(offset + index, {**row, PREPROCESS_AXIS: name} if several else row)
 
-        run_sweep(sweep, prepared, true_labels, n_jobs=n_jobs, on_row=row_seen, cancel=cancel)
+        kv = k_views.get(name) if isinstance(k_views, Mapping) else k_views
+        run_sweep(
+            sweep, prepared, true_labels, n_jobs=n_jobs, on_row=row_seen, cancel=cancel, k_views=kv
+        )
         offset += len(sweep.cells)
         extra = {PREPROCESS_AXIS: name} if several else {}
         cells += _cells(sweep, extra, reference if several and prepared is not reference else None)

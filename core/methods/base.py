@@ -239,12 +239,19 @@ class BaseSolver(ClusterMixin, BaseEstimator):
                 delattr(self, attr)
 
     def iterate(
-        self, views: Sequence[object], observed: np.ndarray | None = None
+        self,
+        views: Sequence[object],
+        observed: np.ndarray | None = None,
+        *,
+        k_views: Callable[[], Sequence[object]] | None = None,
     ) -> Iterator[IterationState]:
         """Validate, then yield states until convergence or ``max_iter``.
 
         ``observed`` (n x V bool, optional) marks which sample has which view; None or all
         True is complete data. A method without ``supports_incomplete`` refuses missing views.
+        ``k_views``: what ``n_clusters="auto"`` is estimated on when it is not ``views``
+        (``core.data.prepare.estimate_views``: the same data as every method's estimate
+        reads it); called only then.
         """
         self._clear_fitted()
         self.validated_params()
@@ -271,8 +278,10 @@ class BaseSolver(ClusterMixin, BaseEstimator):
                 from core.numerics.n_clusters import estimate_n_clusters
 
                 yield rep.stage("init", 0.0, "estimating the number of clusters")
-                full = xs if mask is None else [x[mask.all(axis=1)] for x in xs]
+                ks = xs if k_views is None else check_views(k_views(), None, dtype=dtype)
+                full = ks if mask is None else [x[mask.all(axis=1)] for x in ks]
                 estimate = estimate_n_clusters(full, self.random_state)
+                del ks, full  # a second copy of the data: not held through the run
                 self.n_clusters = estimate.k
                 msg = f"estimated the number of clusters: {describe_estimate(estimate.to_dict())}"
                 yield rep.stage("init", 0.0, msg)
@@ -325,12 +334,17 @@ class BaseSolver(ClusterMixin, BaseEstimator):
             setattr(self, key if key.endswith("_") else key + "_", value)
 
     def fit(
-        self, views: Sequence[object], y: object = None, *, observed: np.ndarray | None = None
+        self,
+        views: Sequence[object],
+        y: object = None,
+        *,
+        observed: np.ndarray | None = None,
+        k_views: Callable[[], Sequence[object]] | None = None,
     ) -> BaseSolver:
         """Run to convergence; sets ``labels_``, ``view_weights_``, ``objective_history_``...
 
-        ``observed``: see :meth:`iterate`."""
-        for _ in self.iterate(views, observed):
+        ``observed``, ``k_views``: see :meth:`iterate`."""
+        for _ in self.iterate(views, observed, k_views=k_views):
             pass
         return self
 

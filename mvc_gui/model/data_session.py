@@ -9,6 +9,7 @@ worker and the embedding worker share them (a dict store is atomic under the GIL
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -17,7 +18,7 @@ from core.data.blocks import is_source
 from core.data.dataset import DataError, MultiViewDataset
 from core.data.demo import load_demo as core_load_demo
 from core.data.demo import make_synthetic
-from core.data.prepare import prepare_views
+from core.data.prepare import estimate_views, prepare_views
 from core.data.preprocessing import PREPROCESSORS, ViewTransform
 
 __all__ = ["PREPROCESSORS", "DataSession", "load_demo"]
@@ -116,6 +117,18 @@ class DataSession:
             self._cache = {key: (views, fitted)}
             self.chosen.update(zip(idx, (t.label for t in fitted), strict=True))
         return self._cache[key]
+
+    def views_for_k(self) -> Callable[[], list] | None:
+        """What an ``auto`` number of clusters is estimated on (the included views as every
+        method's estimate reads them: ``core.data.prepare.estimate_views``), as a callable;
+        None: the prepared views themselves."""
+        idx = self.view_indices
+        return estimate_views(
+            [self.dataset.views[i] for i in idx],
+            [self.methods[i] for i in idx],
+            self.auto_rule,
+            self.observed,
+        )
 
     @property
     def view_names(self) -> list[str]:

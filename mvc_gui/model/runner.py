@@ -88,7 +88,10 @@ def run_solver(
     push: Callable[[Frame], None],
     control: Control,
     observed: np.ndarray | None = None,
+    k_views: Callable[[], list] | None = None,
 ) -> RunEnd:
+    """``k_views``: what an ``auto`` number of clusters is estimated on, when not the
+    prepared views (``core.data.prepare.estimate_views``)."""
     t0 = time.perf_counter()
     end = RunEnd(run_id, "finished", solver)
     gen = None
@@ -98,7 +101,8 @@ def run_solver(
         views, fitted = prepare()
         end.transforms = tuple(fitted)
         builder = FrameBuilder(run_id, true_labels)
-        gen = solver.iterate(views, observed)  # observed: samples missing from a view
+        # observed: samples missing from a view
+        gen = solver.iterate(views, observed, k_views=k_views)
         while True:
             if not control.wait_turn():
                 end.status = "stopped"

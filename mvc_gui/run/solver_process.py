@@ -116,7 +116,7 @@ class _PipeControl(PauseStep):
 def serve(conn: Any) -> None:
     """Child process main loop (imports happen after connecting, so the parent's accept
     returns at once)."""
-    from core.data.prepare import prepare_views
+    from core.data.prepare import estimate_views, prepare_views
     from core.methods import REGISTRY  # noqa: F401  (imports and registers the solvers once)
     from mvc_gui.run.warm import WARM, warm_kernels
 
@@ -146,6 +146,7 @@ def serve(conn: Any) -> None:
             lambda frame: conn.send(("frame", slim_frame(frame))),
             control,
             observed,
+            estimate_views(views, methods, solver.auto_preprocessing, observed, row_blocks=blocks),
         )
         end.solver = slim_solver(end.solver) if end.status == "finished" else None
         conn.send(("end", end))

@@ -134,7 +134,7 @@ class SolverWorker(_ThreadWorker):
         s = self.session
         s.set_auto_rule(self.solver.auto_preprocessing)  # 'auto' as this method wants it
         end = run_solver(self.run_id, self.solver, s.prepared, s.labels, self._push, self,
-                         s.observed)  # fmt: skip
+                         s.observed, s.views_for_k())  # fmt: skip
         self._finish(end)
         self._emit(self.ended, end)
 

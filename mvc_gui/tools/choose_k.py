@@ -38,14 +38,15 @@ __all__ = ["ChooseK", "candidate_text", "install"]
 
 
 def _estimate(session: DataSession, seed: int) -> dict[str, Any]:
-    views, _ = session.prepared()
+    k_views = session.views_for_k()  # as a run's estimate reads them, whatever the method
+    views = k_views() if k_views else session.prepared()[0]
     return estimate_n_clusters(views, seed).to_dict()
 
 
 def _suggest(method: str, session: DataSession, params: dict[str, Any]) -> TuneResult:
     views, _ = session.prepared()
     base = {k: v for k, v in params.items() if k in ("n_clusters", "max_iter", "tol")}
-    return tune(method, views, base, true_labels=session.labels)
+    return tune(method, views, base, true_labels=session.labels, k_views=session.views_for_k())
 
 
 def candidate_text(rank: int, k: int, gap: float | None, stability: float | None) -> str:

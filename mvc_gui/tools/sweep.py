@@ -153,7 +153,10 @@ class SweepWindow(ExperimentWindow):
 
         def job(on_row, cancel) -> None:  # in the worker thread
             views, _ = session.prepared()
-            run_sweep(sweep, views, session.labels, n_jobs=n_jobs, on_row=on_row, cancel=cancel)
+            run_sweep(
+                sweep, views, session.labels, n_jobs=n_jobs, on_row=on_row, cancel=cancel,
+                k_views=session.views_for_k(),
+            )  # fmt: skip
 
         return job
 

@@ -128,3 +128,29 @@ def test_distinct_candidates_keep_a_label_each(window):
     assert [lab.toPlainText() for lab in tool.plot.labels] == ["3", "15", "6"]
     assert "k = 3 (also plausible: 15, 6)" in tool.plot.title.text()
     assert tool.plot.plot.viewRange()[0][1] >= 16  # the farthest candidate is in view
+
+
+def test_every_method_and_the_dock_estimate_the_same_k_in_the_window(qtbot):
+    """The estimate is the data's, not the method's: the window's runs (thread and child
+    process) and the Number of clusters dock read the views as the ``general`` rule prepares
+    them, as mvc run does (tests/core/cli/test_auto_k_every_method.py)."""
+    from core.data.preprocessing import preprocess
+    from core.numerics.n_clusters import estimate_n_clusters
+    from mvc_gui.run.controller import RunController
+    from mvc_gui.tools.choose_k import _estimate
+    from tests.core.cli.test_auto_k_every_method import word_counts
+
+    views = word_counts()
+    ds = MultiViewDataset(views=views, labels=None, view_names=["a", "b"], name="counts")
+    want = estimate_n_clusters(preprocess(views, "auto", "general")[0], 0).ranked
+    for use_process in (False, True):
+        controller = RunController(use_process=use_process)
+        try:
+            for method in ("alpc", "dtll"):  # raw counts, tf-idf: not the general rule
+                session = DataSession(ds)
+                with qtbot.waitSignal(controller.run_finished, timeout=300_000):
+                    controller.start(method, {"n_clusters": "auto", "max_iter": 3}, session)
+                assert controller.history.result.n_clusters_estimate["ranked"] == want, method
+                assert _estimate(session, 0)["ranked"] == want  # (its rule is the method's)
+        finally:
+            assert controller.shutdown(5.0)
