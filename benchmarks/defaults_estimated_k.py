@@ -3,6 +3,7 @@ the labelled shared files: what an analyst without labels gets, next to the true
 
     MVC_DATASETS=../shared/datasets python benchmarks/defaults_estimated_k.py
         [--methods fmdc,dtll,alpc] [--files A.mat,B.mat] [--seed 0] [--rerun]
+    python benchmarks/defaults_estimated_k.py --summary   # the per-method table of the CSV
 
 Every cell is run as ``mvc run FILE --method M --n-clusters auto --seed 0`` runs it: the
 method's ``auto`` preprocessing, then ``n_clusters="auto"`` resolved by
@@ -66,6 +67,37 @@ def write_rows(rows: list[dict], path=OUT) -> None:
     atomic_write(path, buf.getvalue())
 
 
+def summary(rows: list[dict], seed: int = 0) -> str:
+    """Per method: k exact, within 25 %, the true k among the three shown, and mean ACC with
+    the estimated k next to the mean ACC with the true k (docs/benchmarks/defaults.csv, the
+    seeds there) on the same files."""
+    true_k: dict[tuple[str, str], list[float]] = {}
+    path = DOCS / "defaults.csv"
+    if path.exists():
+        for r in csv.DictReader(path.open()):
+            true_k.setdefault((r["method"], r["file"]), []).append(float(r["acc"]))
+    lines = [
+        "| method | files | k exact | within 25 % | true k among the three shown "
+        "| mean ACC, estimated k | mean ACC, true k |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for method in sorted({r["method"] for r in rows}):
+        mine = [r for r in rows if r["method"] == method and r["seed"] == str(seed)]
+        exact = near = shown = 0
+        for r in mine:
+            k, c = int(r["k_est"]), int(r["k_true"])
+            exact += k == c
+            near += abs(k - c) <= 0.25 * c
+            shown += c in [int(x) for x in r["candidates"].split()[:3]]
+        acc = sum(float(r["acc"]) for r in mine) / len(mine)
+        truth = [sum(v) / len(v) for r in mine if (v := true_k.get((method, r["file"])))]
+        lines.append(
+            f"| {method} | {len(mine)} | {exact} | {near} | {shown} | {acc:.3f} | "
+            + (f"{sum(truth) / len(truth):.3f} ({len(truth)} files) |" if truth else "- |")
+        )
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--methods", default="fmdc,dtll,alpc")
@@ -73,7 +105,11 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--skip", default="", help="method:file cells not to run")
     ap.add_argument("--rerun", action="store_true", help="run the cells already written again")
+    ap.add_argument("--summary", action="store_true", help="print the per-method table and stop")
     args = ap.parse_args()
+    if args.summary:
+        print(summary(read_rows(), args.seed))
+        return
     skip = {tuple(c.split(":")) for c in args.skip.split(",") if c}
     rows = read_rows()
     if args.rerun:
