@@ -7,7 +7,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPen
-from PySide6.QtWidgets import QComboBox
+from PySide6.QtWidgets import QComboBox, QToolTip
 
 from mvc_gui.model.aggregations import confusion
 from mvc_gui.model.colouring import categorical
@@ -144,6 +144,8 @@ class ConfusionPlot(PlotBox):
         # it, never came back to the size asked for
         self.rows_box.setVisible(False)
         self.order = np.zeros(0, dtype=np.int64)
+        self.table = np.zeros((0, 0), dtype=np.int64)  # the counts on display, columns in order
+        view.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.class_names: list[str] = []
         #: row source name -> (codes, category names); "" is the reference labels
         self.row_sources: dict[str, tuple[np.ndarray, list[str]]] = {}
@@ -217,6 +219,7 @@ class ConfusionPlot(PlotBox):
         self.strip.clear()
         self.highlight.hide()
         self.counts.clear()
+        self.table = np.zeros((0, 0), dtype=np.int64)
         # in words, not an empty axis scaled by pyqtgraph's defaults
         self._tick_names = ([], [])
         self.plot.getAxis("bottom").setTicks([[]])
@@ -259,6 +262,7 @@ class ConfusionPlot(PlotBox):
         counts, order = confusion(rows_of, labels, len(self.class_names), n_clusters, table)
         self.order = order
         counts = counts[:, order]
+        self.table = counts
         norm = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1)
         rows, cols = counts.shape
         self.image.setImage(norm.astype(np.float32), levels=(0, 1), autoLevels=False)
@@ -302,6 +306,30 @@ class ConfusionPlot(PlotBox):
         if rows is None or self._last is None or rows.shape[0] != self._last[0].shape[0]:
             return np.zeros(0, dtype=np.int64)
         return np.flatnonzero((rows == row) & (self._last[0] == cluster))
+
+    def cell_text(self, row: int, col: int) -> str:
+        """What a cell holds, in words (its tooltip: the numbers are not drawn when one of
+        them does not fit its cell)."""
+        n = int(self.table[row, col])
+        total = int(self.table[row].sum())
+        share = f" ({100 * n / total:.0f} % of them)" if total else ""
+        return (
+            f"{self.rows_name} {self.class_names[row]}: {total} samples\n"
+            f"in cluster {int(self.order[col])}: {n}{share}"
+        )
+
+    def _on_mouse_moved(self, pos: QPointF) -> None:
+        vb = self.plot.getViewBox()
+        if self.table.size == 0 or not vb.sceneBoundingRect().contains(pos):
+            return
+        p = vb.mapSceneToView(pos)
+        i, j = int(np.floor(p.y())), int(np.floor(p.x()))
+        rows, cols = self.table.shape
+        if not (0 <= i < rows and 0 <= j < cols):
+            QToolTip.hideText()
+            return
+        view = self.view
+        QToolTip.showText(view.mapToGlobal(view.mapFromScene(pos)), self.cell_text(i, j), view)
 
     def _on_mouse_clicked(self, event) -> None:
         if self._key is None:

@@ -48,3 +48,19 @@ def test_axis_names_are_thinned_where_they_would_run_together(qtbot):
     qtbot.waitUntil(lambda: plot.plot.getViewBox().height() > 900, timeout=60_000)
     plot._update_ticks()
     assert named("left") == 27 and named("bottom") == 27
+
+
+def test_a_cell_says_its_count_when_pointed_at(qtbot):
+    from mvc_gui.plots.confusion_plot import ConfusionPlot
+
+    plot = ConfusionPlot()
+    qtbot.addWidget(plot)
+    plot.reset(["cat", "dog"])
+    truth = np.array([0] * 30 + [1] * 10)
+    found = np.array([1] * 27 + [0] * 3 + [0] * 10)  # cluster 1 is the cats' best match
+    plot.set_labels(truth, found, 2)
+    col = int(np.flatnonzero(plot.order == 1)[0])
+    assert plot.cell_text(0, col) == "true class cat: 30 samples\nin cluster 1: 27 (90 % of them)"
+    other = int(np.flatnonzero(plot.order == 0)[0])
+    said = plot.cell_text(1, other)
+    assert said == "true class dog: 10 samples\nin cluster 0: 10 (100 % of them)"
