@@ -6,12 +6,21 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
 import pyqtgraph as pg
 import pyqtgraph.exporters as pgx
-from PySide6.QtCore import QBuffer, QIODevice, QRectF, QSize, Qt
+from PySide6.QtCore import QBuffer, QIODevice, QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QToolButton,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.data.atomic import atomic_path, atomic_write
 from mvc_gui.plots.figure import (
@@ -114,6 +123,20 @@ class PlotBox(QFrame):
         layout.addWidget(self.note)
         layout.addWidget(view, 1)
         self._layout = layout
+
+    def cell_tip(self, plot: pg.PlotItem, pos: QPointF, shape: tuple[int, int], text) -> None:
+        """A tooltip ``text(row, column)`` for the image cell of a ``shape`` grid under the
+        scene position ``pos`` (the cells: unit squares from the origin); hidden off it."""
+        vb = plot.getViewBox()
+        if not vb.sceneBoundingRect().contains(pos):
+            return
+        p = vb.mapSceneToView(pos)
+        r, c = int(np.floor(p.y())), int(np.floor(p.x()))
+        if not (0 <= r < shape[0] and 0 <= c < shape[1]):
+            QToolTip.hideText()
+            return
+        view = self.view
+        QToolTip.showText(view.mapToGlobal(view.mapFromScene(pos)), text(r, c), view)
 
     def set_note(self, text: str, instead: bool = False) -> None:
         """A sentence under the title (hidden when empty); ``instead``: the panel has nothing

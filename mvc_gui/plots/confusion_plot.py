@@ -7,7 +7,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPen
-from PySide6.QtWidgets import QComboBox, QToolTip
+from PySide6.QtWidgets import QComboBox
 
 from mvc_gui.model.aggregations import confusion
 from mvc_gui.model.colouring import categorical
@@ -319,17 +319,8 @@ class ConfusionPlot(PlotBox):
         )
 
     def _on_mouse_moved(self, pos: QPointF) -> None:
-        vb = self.plot.getViewBox()
-        if self.table.size == 0 or not vb.sceneBoundingRect().contains(pos):
-            return
-        p = vb.mapSceneToView(pos)
-        i, j = int(np.floor(p.y())), int(np.floor(p.x()))
-        rows, cols = self.table.shape
-        if not (0 <= i < rows and 0 <= j < cols):
-            QToolTip.hideText()
-            return
-        view = self.view
-        QToolTip.showText(view.mapToGlobal(view.mapFromScene(pos)), self.cell_text(i, j), view)
+        if self.table.size:
+            self.cell_tip(self.plot, pos, self.table.shape, self.cell_text)
 
     def _on_mouse_clicked(self, event) -> None:
         if self._key is None:

@@ -11,7 +11,6 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Signal
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QToolTip
 
 from mvc_gui.model.aggregations import HeatMap
 from mvc_gui.model.palette import NOISE_COLOR, cluster_colors
@@ -142,20 +141,13 @@ class HeatmapPlot(PlotBox):
             self.cluster_clicked.emit(cluster)
 
     def _on_mouse_moved(self, pos: QPointF) -> None:
+        if self.heat is not None:
+            self.cell_tip(self.plot, pos, self.heat.image.shape, self.cell_text)
+
+    def cell_text(self, r: int, c: int) -> str:
         heat = self.heat
-        vb = self.plot.getViewBox()
-        if heat is None or not vb.sceneBoundingRect().contains(pos):
-            return
-        p = vb.mapSceneToView(pos)
-        r, c = int(np.floor(p.y())), int(np.floor(p.x()))
-        rows, m = heat.image.shape
-        if not (0 <= r < rows and 0 <= c < m):
-            QToolTip.hideText()
-            return
-        per = heat.n_samples / rows
+        per = heat.n_samples / heat.image.shape[0]
         text = f"display row {r} (~{per:.0f} samples averaged)\nanchor column {c}"
         if heat.row_cluster is not None:
             text += f"\nrow cluster {heat.row_cluster[r]}, anchor's cluster {heat.col_cluster[c]}"
-        text += f"\nmean weight {heat.image[r, c]:.4g}"
-        view = self.view
-        QToolTip.showText(view.mapToGlobal(view.mapFromScene(pos)), text, view)
+        return text + f"\nmean weight {heat.image[r, c]:.4g}"

@@ -64,3 +64,13 @@ def test_a_cell_says_its_count_when_pointed_at(qtbot):
     other = int(np.flatnonzero(plot.order == 0)[0])
     said = plot.cell_text(1, other)
     assert said == "true class dog: 10 samples\nin cluster 0: 10 (100 % of them)"
+    # pointing at the cell shows it
+    from PySide6.QtCore import QPointF
+    from PySide6.QtWidgets import QToolTip
+
+    plot.resize(400, 300)
+    plot.show()
+    vb = plot.plot.getViewBox()
+    qtbot.waitUntil(lambda: vb.height() > 0, timeout=60_000)
+    plot._on_mouse_moved(vb.mapViewToScene(QPointF(col + 0.5, 0.5)))
+    assert QToolTip.text() == plot.cell_text(0, col)
