@@ -35,6 +35,7 @@ from itertools import combinations
 import numpy as np
 import scipy.sparse as sp
 
+from core.data.blocks import is_source
 from core.data.dataset import DataError, View
 from core.numerics.anchors import bkhk_steps, group_means
 from core.numerics.graphs import normalize_anchor_graph, pkn_anchor_graph
@@ -321,6 +322,8 @@ def scale_spectra(
     if n > graph_rows:
         keep = np.sort(rng.choice(n, size=graph_rows, replace=False))
         views = [x[keep] for x in views]
+    else:  # views read in row blocks (streamed): these <= graph_rows rows, in memory
+        views = [x[:] if is_source(x) else x for x in views]
     n_graph = views[0].shape[0]
     if n_anchors:
         scales = [(n_anchors, max(k_min, min(n_anchors // 2, max(k_min + 1, n // 5))))]

@@ -76,7 +76,8 @@ class AppRun:
         return dict(zip(r.ids, np.asarray(r.labels).tolist(), strict=True))
 
 
-def app_run(w: Written, method: str, folder: Path) -> AppRun:
+def app_run(w: Written, method: str, folder: Path, n_clusters: object = None) -> AppRun:
+    """``n_clusters``: what the panel asks for (None: its default, the classes or auto)."""
     from core.data.dataset import DataError
     from core.methods.params import ParamError
 
@@ -89,7 +90,8 @@ def app_run(w: Written, method: str, folder: Path) -> AppRun:
 
         session = run.session = DataSession(w.load())
         cls = REGISTRY[method]
-        params = {"n_clusters": session.n_classes or "auto"}  # the panel's default clusters
+        default = session.n_classes or "auto"  # the panel's default clusters
+        params = {"n_clusters": default if n_clusters is None else n_clusters}
         try:
             solver = cls.from_params(params)
             session.check(cls)
@@ -101,7 +103,8 @@ def app_run(w: Written, method: str, folder: Path) -> AppRun:
         session.set_auto_rule(solver.auto_preprocessing)  # SolverWorker._main
         frames: list = []
         end = run.end = runner.run_solver(1, solver, session.prepared, session.labels,
-                                          frames.append, _Go(), session.observed)  # fmt: skip
+                                          frames.append, _Go(), session.observed,
+                                          session.views_for_k())  # fmt: skip
         for frame in frames:  # RunController._on_worker_frames_ready
             history.add(frame)
         if end.status != "finished":
@@ -121,12 +124,12 @@ class AppRuns:
         self.written, self.root = written, root
         self.cache: dict[tuple[str, str], AppRun] = {}
 
-    def get(self, method: str, kind: InputKind) -> AppRun:
-        key = (method, kind.name)
+    def get(self, method: str, kind: InputKind, n_clusters: object = None) -> AppRun:
+        key = (method, kind.name, n_clusters)
         if key not in self.cache:
-            folder = self.root / method / kind.name
+            folder = self.root / method / kind.name / str(n_clusters or "default")
             folder.mkdir(parents=True, exist_ok=True)
-            self.cache[key] = app_run(self.written(kind), method, folder)
+            self.cache[key] = app_run(self.written(kind), method, folder, n_clusters)
         return self.cache[key]
 
 
@@ -164,6 +167,27 @@ def test_crossing_app(method: str, kind: InputKind, action: str, app_runs: AppRu
     if run.result is None:
         fail("app: final_result built no run record")
     ACTION_CHECKS[action](run)
+
+
+@pytest.mark.parametrize("kind", INPUT_KINDS, ids=str)
+@pytest.mark.parametrize("method", METHODS)
+def test_auto_k_is_the_datas_in_the_app(method: str, kind: InputKind, app_runs: AppRuns, written):
+    """n_clusters "auto" through the app's model on every input kind: estimated, the same
+    for every method (FMDC reads the ``general`` rule's views itself)."""
+    cls, w = REGISTRY[method], written(kind)
+    run = app_runs.get(method, kind, "auto")
+    if run_refusal(cls, w) is not None:
+        expect_app_refusal(run.refused, method, run.crash)
+        return
+    if run.refused is not None or run.crash is not None:
+        fail("app: auto k failed", run.refused or run.crash)
+    reference = app_runs.get("fmdc", kind, "auto")
+    if reference.crash is not None or reference.result is None:
+        fail("app: FMDC with auto k failed", reference.crash)
+    got = run.result.n_clusters_estimate["ranked"]
+    want = reference.result.n_clusters_estimate["ranked"]
+    if got != want:
+        fail("app: the estimate depends on the method", f"{got} against FMDC's {want}")
 
 
 def _labels(run: AppRun) -> None:

@@ -331,5 +331,37 @@ def _explain(method, kind, w: Written, run: Call, runs: CliRuns) -> None:
         fail("explain wrote tables before refusing", str(folder / "refused"))
 
 
+# -- the number of clusters estimated (no action: a run parameter) ------------------------------
+def _estimate(runs: CliRuns, method: str, kind: InputKind) -> Call:
+    key = (method, kind.name, "auto-k")
+    if key not in runs.cache:
+        w = runs.written(kind)
+        report = runs.folder(method, kind.name, "auto-k") / "run.json"
+        call = call_cli([*runs.base(method, w), "--n-clusters", "auto", "--report", str(report)])
+        call.files = {"report": report}
+        runs.cache[key] = call
+    return runs.cache[key]
+
+
+@pytest.mark.parametrize("kind", INPUT_KINDS, ids=str)
+@pytest.mark.parametrize("method", METHODS)
+def test_auto_k_is_the_datas(method: str, kind: InputKind, cli_runs: CliRuns, written) -> None:
+    """``--n-clusters auto`` on every input kind: estimated, and the same for every method
+    (the estimate reads the data as the ``general`` rule prepares it, whatever the method
+    reads: FMDC's rule is that one)."""
+    cls, w = REGISTRY[method], written(kind)
+    run = _estimate(cli_runs, method, kind)
+    if run_refusal(cls, w) is not None:
+        expect_refusal(run, method)
+        return
+    expect_ok(run, "mvc run --n-clusters auto")
+    estimate = json.loads(run.files["report"].read_text())["n_clusters_estimate"]
+    reference = _estimate(cli_runs, "fmdc", kind)
+    expect_ok(reference, "mvc run --method fmdc --n-clusters auto")
+    want = json.loads(reference.files["report"].read_text())["n_clusters_estimate"]["ranked"]
+    if estimate["ranked"] != want:
+        fail("the estimate depends on the method", f"{estimate['ranked']} against FMDC's {want}")
+
+
 #: one check per action, by name (a new action in ACTIONS needs its check here)
 ACTION_CHECKS = {a: globals()["_" + a.replace("-", "_")] for a in ACTIONS}
