@@ -103,5 +103,9 @@ def fit_and_score(
         "converged": bool(solver.converged_),
         "seconds": seconds,
         "view_weights": weights,
+        # the k an "auto" cell estimated (None: k was given)
+        "k_estimated": (
+            int(solver.n_clusters_) if getattr(solver, "n_clusters_estimate_", None) else None
+        ),
         "labels": labels.astype(np.int32),
     }

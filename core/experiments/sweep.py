@@ -272,12 +272,14 @@ class Sweep(BatchPlan):
             return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
 
     def columns(self) -> list[str]:
+        estimated = any(r and r.get("k_estimated") is not None for r in self.rows)
         return [
             "method",
             *(a.name for a in self.axes),
             "seed",
             "status",
             *self._score_columns(SCORES),
+            *(["k_estimated"] if estimated else []),  # cells with n_clusters "auto"
             "n_iter",
             "converged",
             "seconds",

@@ -4,6 +4,7 @@ rule prepares them, the views the estimator was judged on held out (docs/tuning.
 
 from __future__ import annotations
 
+import csv
 import json
 
 import numpy as np
@@ -98,3 +99,7 @@ def test_mvc_sweep_and_tune_estimate_on_the_views_mvc_run_does(
     assert seen  # every cell estimated k, on the general views
     for estimated in seen:
         assert all(np.allclose(a, b) for a, b in zip(estimated, general, strict=True))
+    if command == "sweep":  # and the table says which k each cell used
+        with open(tmp_path / "s.csv", newline="") as fh:
+            rows = list(csv.DictReader(fh))
+        assert [r["k_estimated"] for r in rows] == [str(general_estimate(views)[0])]
