@@ -6,6 +6,7 @@ through ``core.data.open.open_dataset`` (every command the same way)."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 import numpy as np
 
@@ -89,23 +90,26 @@ def load_data(
     return ds
 
 
+def _choice(text: str) -> str | list[str]:
+    """``--preprocess``: one method for every view, or one per view (comma-separated)."""
+    return text.split(",") if "," in text else text
+
+
 def prepare(
     ds: MultiViewDataset, text: str, method: type
 ) -> tuple[list[object], list[ViewTransform]]:
     """The views as ``method`` reads them after ``--preprocess`` (``auto``: the method's own
     rule; each view's statistics from the samples that have it)."""
-    choice = text.split(",") if "," in text else text
     return prepare_views(
-        ds.views, choice, method.auto_preprocessing, ds.observed, row_blocks=method.streams
+        ds.views, _choice(text), method.auto_preprocessing, ds.observed, row_blocks=method.streams
     )
 
 
-def views_for_k(ds: MultiViewDataset, text: str, method: type):
+def views_for_k(ds: MultiViewDataset, text: str, method: type) -> Callable[[], list[object]] | None:
     """What ``--n-clusters auto`` is estimated on for ``method`` after ``--preprocess``
     (``core.data.prepare.estimate_views``; None: the method's own views)."""
-    choice = text.split(",") if "," in text else text
     return estimate_views(
-        ds.views, choice, method.auto_preprocessing, ds.observed, row_blocks=method.streams
+        ds.views, _choice(text), method.auto_preprocessing, ds.observed, row_blocks=method.streams
     )
 
 
